@@ -1,0 +1,54 @@
+'use strict';
+// Per-module and per-package startup cost from a CaptureResult. Pure.
+
+const round = (n) => Math.round(n * 100) / 100;
+
+/**
+ * Per-package totals. `selfMs` sums the package's modules' own time, so the
+ * packages partition the module-loading time (they add up to no more than readyAt).
+ * `inclusiveMs` is the same partition (time in the package's own files, its
+ * dependencies excluded) kept under the name the report schema uses; `loadMs`
+ * is the wall time of loading the package from outside, dependencies included.
+ * @param {Array<object>} modules CaptureResult.modules
+ */
+function packageTotals(modules) {
+  const byName = new Map();
+  const byFile = new Map(modules.map((m) => [m.file, m]));
+  for (const m of modules) {
+    let p = byName.get(m.package);
+    if (!p) byName.set(m.package, (p = { name: m.package, modules: 0, selfMs: 0, inclusiveMs: 0, loadMs: 0, bytes: 0 }));
+    p.modules += 1;
+    p.selfMs += m.selfMs;
+    const parent = m.parent && byFile.get(m.parent);
+    // An entry into the package from another package (or the top): its wall time counts.
+    if (!parent || parent.package !== m.package) p.loadMs += m.inclusiveMs;
+  }
+  const out = [...byName.values()].map((p) => ({
+    ...p,
+    selfMs: round(p.selfMs),
+    inclusiveMs: round(p.selfMs),
+    loadMs: round(p.loadMs),
+  }));
+  return out.sort((a, b) => b.inclusiveMs - a.inclusiveMs || a.name.localeCompare(b.name));
+}
+
+/** The require tree: each module under the module that first loaded it. */
+function requireTree(modules) {
+  const nodes = new Map(modules.map((m) => [m.file, { ...m, children: [] }]));
+  const roots = [];
+  for (const node of nodes.values()) {
+    const parent = node.parent && nodes.get(node.parent);
+    if (parent && parent !== node) parent.children.push(node);
+    else roots.push(node);
+  }
+  const byStart = (a, b) => a.startMs - b.startMs;
+  for (const node of nodes.values()) node.children.sort(byStart);
+  return roots.sort(byStart);
+}
+
+/** Top N modules by a field ('inclusiveMs' | 'selfMs'). */
+function topModules(modules, field, n = 10) {
+  return [...modules].sort((a, b) => b[field] - a[field] || a.file.localeCompare(b.file)).slice(0, n);
+}
+
+module.exports = { packageTotals, requireTree, topModules };

@@ -1,0 +1,302 @@
+'use strict';
+// Runs inside every Node process of the captured app, loaded first through
+// NODE_OPTIONS=--require. It must stay tiny and silent: it opens the inspector so
+// the CLI can start the profiler before any user code, records module loads and
+// file reads, and announces the ready moment. Configured only by COLDSTART_* env.
+
+const CHANNEL = process.env.COLDSTART_CHANNEL;
+const KEY = Symbol.for('coldstart.agent');
+
+function isPackageManager(script) {
+  // npm/npx/yarn/pnpm/corepack only start the real app: keep them cheap and unprofiled.
+  if (!script) return false;
+  const s = script.replace(/\\/g, '/');
+  return /\/(npm|npx)-cli\.js$/.test(s) ||
+    /\/(yarn|yarnpkg)(\.c?js)?$/.test(s) ||
+    /\/pnpm\.c?js$/.test(s) || /\/pnpx(\.c?js)?$/.test(s) ||
+    /\/corepack(\.c?js)?$/.test(s) || /\/corepack\/dist\//.test(s);
+}
+
+function shouldRun() {
+  if (!CHANNEL || globalThis[KEY]) return false;
+  const { isMainThread } = require('worker_threads');
+  if (!isMainThread) return false; // loader-hook and worker threads also get --require
+  if (isPackageManager(process.argv[1])) return false;
+  return require('fs').existsSync(CHANNEL);
+}
+
+if (shouldRun()) start();
+
+function start() {
+  const fs = require('fs');
+  const path = require('path');
+  const inspector = require('inspector');
+  const Module = require('module');
+  const readFileSync = fs.readFileSync; // our own reads are not the app's
+
+  const hrNow = () => Number(process.hrtime.bigint() / 1000n); // µs, same clock as the CPU profile
+  const startUs = hrNow() - Math.round(performance.now() * 1000); // process start on that clock
+  // Times are reported without the pause spent waiting for the profiler to attach:
+  // that pause is the measurement's, not the app's.
+  let pausedUs = 0;
+  const msSinceStart = (us) => (us - startUs - pausedUs) / 1000;
+
+  const state = {
+    recording: true,
+    finished: false,
+    modules: [],
+    builtins: new Set(),
+    reads: new Map(), // path -> how it was read
+    esm: [],
+    stack: [],
+    lastResolve: null,
+    esmPort: null,
+    waitMs: 0,
+  };
+  globalThis[KEY] = { finish, snapshot };
+
+  // 1. Hand the inspector to the CLI and wait until it has started the profiler.
+  try {
+    inspector.open(0, '127.0.0.1', false);
+  } catch {
+    return; // an inspector is already active (e.g. --inspect): we cannot profile this one
+  }
+  const announce = {
+    pid: process.pid,
+    ppid: process.ppid,
+    url: inspector.url(),
+    argv: process.argv,
+    execArgv: process.execArgv,
+    cwd: process.cwd(),
+    startUs,
+  };
+  const file = path.join(CHANNEL, `${process.pid}.json`);
+  try {
+    fs.writeFileSync(file + '.tmp', JSON.stringify(announce));
+    fs.renameSync(file + '.tmp', file);
+  } catch {
+    return; // the CLI is gone: run the app untouched
+  }
+  const waitStart = hrNow();
+  inspector.waitForDebugger();
+  pausedUs = hrNow() - waitStart;
+  state.waitMs = pausedUs / 1000;
+
+  // 2. CommonJS: time resolve and load of every module, with a stack for self time.
+  const origResolve = Module._resolveFilename;
+  Module._resolveFilename = function coldstartResolve(request) {
+    if (!state.recording) return origResolve.apply(this, arguments);
+    const t = hrNow();
+    const filename = origResolve.apply(this, arguments);
+    state.lastResolve = { filename, us: hrNow() - t };
+    return filename;
+  };
+
+  const origLoad = Module._load;
+  Module._load = function coldstartLoadRequest(request) {
+    if (state.recording && typeof request === 'string' && Module.isBuiltin(request)) {
+      state.builtins.add(request.startsWith('node:') ? request : `node:${request}`);
+    }
+    return origLoad.apply(this, arguments);
+  };
+
+  const origModuleLoad = Module.prototype.load;
+  Module.prototype.load = function coldstartModuleLoad(filename) {
+    if (!state.recording) return origModuleLoad.apply(this, arguments);
+    const t0 = hrNow();
+    const lr = state.lastResolve;
+    const resolveUs = lr && lr.filename === filename ? lr.us : 0;
+    state.lastResolve = null;
+    const top = state.stack[state.stack.length - 1];
+    const rec = {
+      file: filename,
+      kind: kindOf(filename),
+      parent: top ? top.file : (this.parent && this.parent.filename) || null,
+      startUs: t0 - resolveUs,
+      resolveUs,
+      childUs: 0,
+      endUs: 0,
+    };
+    state.stack.push(rec);
+    try {
+      return origModuleLoad.apply(this, arguments);
+    } finally {
+      state.stack.pop();
+      rec.endUs = hrNow();
+      if (top) top.childUs += rec.endUs - rec.startUs;
+      state.modules.push(rec);
+    }
+  };
+
+  // Native addons loaded without require (rare, e.g. process.dlopen by hand).
+  const origDlopen = process.dlopen;
+  process.dlopen = function coldstartDlopen(mod, filename) {
+    if (state.recording && typeof filename === 'string') noteRead(filename, 'addon');
+    return origDlopen.apply(this, arguments);
+  };
+
+  // 3. Files the app reads itself with fs during startup.
+  const { fileURLToPath } = require('url');
+  function toPath(p) {
+    if (typeof p === 'string') return path.resolve(p);
+    if (Buffer.isBuffer(p)) return path.resolve(p.toString());
+    if (p instanceof URL && p.protocol === 'file:') return fileURLToPath(p);
+    return null; // a file descriptor or something else: nothing to pack
+  }
+  function noteRead(p, via) {
+    if (!state.recording) return;
+    const abs = toPath(p);
+    if (abs && !state.reads.has(abs)) state.reads.set(abs, via);
+  }
+  const wrap = (obj, name) => {
+    const orig = obj[name];
+    if (typeof orig !== 'function') return;
+    obj[name] = function (p) {
+      noteRead(p, 'fs');
+      return orig.apply(this, arguments);
+    };
+    Object.defineProperty(obj[name], 'name', { value: name });
+  };
+  for (const name of ['readFileSync', 'readFile', 'openSync', 'open', 'createReadStream']) wrap(fs, name);
+  for (const name of ['readFile', 'open']) wrap(fs.promises, name);
+
+  // 4. ES modules: loader hooks time resolve/load off-thread and mark evaluation.
+  const esmMarks = new Map();
+  globalThis[Symbol.for('coldstart.esm')] = {
+    enter(url) { if (state.recording) esmMarks.set(url, { enterUs: hrNow(), leaveUs: 0 }); },
+    leave(url) { const m = esmMarks.get(url); if (m && state.recording) m.leaveUs = hrNow(); },
+  };
+  if (wantEsmHooks()) registerEsmHooks();
+
+  function wantEsmHooks() {
+    const mode = process.env.COLDSTART_ESM || 'auto';
+    if (mode === 'always') return true;
+    if (mode === 'never') return false;
+    // A hooks thread costs ~25 ms on Node 20: only pay for it when the app is ESM.
+    const flags = [...process.execArgv, process.env.NODE_OPTIONS || ''].join(' ');
+    if (/--(import|loader|experimental-loader)\b/.test(flags)) return true;
+    const entry = process.argv[1];
+    if (!entry) return false;
+    if (/\.(mjs|mts)$/.test(entry)) return true;
+    if (/\.(cjs|cts|json)$/.test(entry)) return false;
+    return nearestPackageType(path.resolve(entry)) === 'module';
+  }
+
+  function registerEsmHooks() {
+    if (typeof Module.register !== 'function') return;
+    const { MessageChannel } = require('worker_threads');
+    const { pathToFileURL } = require('url');
+    const { port1, port2 } = new MessageChannel();
+    port1.unref();
+    state.esmPort = port1;
+    Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, {
+      data: { port: port2 },
+      transferList: [port2],
+    });
+  }
+
+  // 5. The ready moment.
+  const until = process.env.COLDSTART_UNTIL || 'listen';
+  if (until === 'listen') {
+    const net = require('net');
+    const origEmit = net.Server.prototype.emit;
+    net.Server.prototype.emit = function coldstartEmit(event) {
+      if (event === 'listening' && !state.finished) {
+        let address = null;
+        try { address = this.address(); } catch { /* closed already */ }
+        finish('listen', { address });
+      }
+      return origEmit.apply(this, arguments);
+    };
+  }
+  if (until === 'exit') {
+    process.on('exit', (code) => finish('exit', { exitCode: code }));
+  } else {
+    // Node waits at exit for an attached debugger to disconnect: tell the CLI to let go.
+    process.on('exit', (code) => {
+      const binding = globalThis.__coldstartReady;
+      if (!state.finished && typeof binding === 'function') binding(JSON.stringify({ pid: process.pid, reason: 'exited', exitCode: code }));
+    });
+  }
+
+  function drainEsm() {
+    if (!state.esmPort) return;
+    const { receiveMessageOnPort } = require('worker_threads');
+    let msg;
+    while ((msg = receiveMessageOnPort(state.esmPort))) state.esm.push(msg.message);
+  }
+
+  function snapshot(reason, extra) {
+    drainEsm();
+    const readyUs = hrNow();
+    return {
+      pid: process.pid,
+      reason,
+      ...extra,
+      startUs,
+      pausedUs,
+      readyUs,
+      readyAt: msSinceStart(readyUs),
+      waitMs: state.waitMs,
+      mainFile: (require.main && require.main.filename) || (process.argv[1] && path.resolve(process.argv[1])) || null,
+      cwd: process.cwd(),
+      modules: state.modules.map((m) => ({
+        file: m.file,
+        kind: m.kind,
+        parent: m.parent,
+        startMs: msSinceStart(m.startUs),
+        resolveMs: m.resolveUs / 1000,
+        inclusiveMs: (m.endUs - m.startUs) / 1000,
+        childMs: m.childUs / 1000,
+      })),
+      esm: state.esm.map((e) => {
+        const mark = esmMarks.get(e.url);
+        return {
+          ...e,
+          startMs: msSinceStart(e.startUs),
+          evalStartMs: mark ? msSinceStart(mark.enterUs) : null,
+          evalMs: mark && mark.leaveUs ? (mark.leaveUs - mark.enterUs) / 1000 : null,
+        };
+      }),
+      builtins: [...state.builtins].sort(),
+      reads: [...state.reads].map(([p, via]) => ({ path: p, via })),
+    };
+  }
+
+  /** Ends recording and hands everything to the CLI, which stops the profiler meanwhile. */
+  function finish(reason, extra) {
+    if (state.finished) return null;
+    state.finished = true;
+    const data = snapshot(reason, extra);
+    state.recording = false;
+    const binding = globalThis.__coldstartReady;
+    if (typeof binding === 'function') {
+      binding(JSON.stringify(data));
+      // Hold the app at its ready moment until the CLI has stopped the profiler,
+      // so the profile ends exactly here.
+      inspector.waitForDebugger();
+    }
+    return data;
+  }
+
+  function kindOf(filename) {
+    if (filename.endsWith('.json')) return 'json';
+    if (filename.endsWith('.node')) return 'addon';
+    if (filename.endsWith('.mjs')) return 'esm'; // require(esm)
+    return 'cjs';
+  }
+
+  function nearestPackageType(file) {
+    let dir = path.dirname(file);
+    for (;;) {
+      try {
+        return JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).type || 'commonjs';
+      } catch (err) {
+        if (err.code !== 'ENOENT' && err.code !== 'ENOTDIR') return 'commonjs';
+      }
+      const up = path.dirname(dir);
+      if (up === dir || path.basename(dir) === 'node_modules') return 'commonjs';
+      dir = up;
+    }
+  }
+}

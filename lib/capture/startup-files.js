@@ -1,0 +1,130 @@
+'use strict';
+// Which files the app needed to start: the modules it loaded, the files it read
+// with fs, the package.json files Node consulted to resolve them, and package
+// symlinks (pnpm layouts) that resolution walked through. I/O: stats the files.
+const fs = require('fs');
+const path = require('path');
+const { moduleRecords, relativeInside } = require('./module-records.js');
+
+/** The app root: nearest directory with a package.json above the entry, else cwd. */
+function findRoot(mainFile, cwd) {
+  if (!mainFile) return cwd;
+  let dir = path.dirname(path.resolve(cwd, mainFile));
+  for (;;) {
+    if (path.basename(dir) !== 'node_modules' && fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) return cwd;
+    dir = up;
+  }
+}
+
+function statFile(p) {
+  try {
+    const st = fs.lstatSync(p);
+    if (st.isSymbolicLink()) return { bytes: 0, symlink: true };
+    return st.isFile() ? { bytes: st.size, symlink: false } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Directory of the package a file is in: just below node_modules(/@scope), or null. */
+function packageDir(file) {
+  const parts = file.split(path.sep);
+  const i = parts.lastIndexOf('node_modules');
+  if (i === -1 || i + 1 >= parts.length - 1) return null;
+  const end = parts[i + 1].startsWith('@') ? i + 3 : i + 2;
+  return parts.slice(0, end).join(path.sep);
+}
+
+/**
+ * package.json files Node reads for a module: every one from the module's directory
+ * up to its package directory (or the app root): scope ("type"), "main" and "exports".
+ */
+function packageJsonsFor(file, root, exists) {
+  const stop = packageDir(file) || root;
+  const out = [];
+  let dir = path.dirname(file);
+  for (;;) {
+    const pj = path.join(dir, 'package.json');
+    if (exists(pj)) out.push(pj);
+    if (relativeInside(stop, dir) === null) break; // reached the package dir (or left it)
+    dir = path.dirname(dir);
+  }
+  return out;
+}
+
+/** Symlinked packages (pnpm, workspaces) in node_modules folders resolution looked in. */
+function packageLinks(loadedFiles, root) {
+  const lookupDirs = new Set();
+  for (const f of loadedFiles) {
+    let dir = path.dirname(f);
+    while (relativeInside(root, dir) !== null || dir === root) {
+      if (path.basename(dir) !== 'node_modules') lookupDirs.add(path.join(dir, 'node_modules'));
+      const up = path.dirname(dir);
+      if (up === dir) break;
+      dir = up;
+    }
+  }
+  const loadedDirs = new Set([...loadedFiles].map((f) => packageDir(f)).filter(Boolean));
+  const links = [];
+  const consider = (p) => {
+    try {
+      if (!fs.lstatSync(p).isSymbolicLink()) return;
+      if (loadedDirs.has(fs.realpathSync(p))) links.push(p);
+    } catch { /* dangling link */ }
+  };
+  for (const nm of lookupDirs) {
+    let entries;
+    try { entries = fs.readdirSync(nm, { withFileTypes: true }); } catch { continue; }
+    for (const e of entries) {
+      const p = path.join(nm, e.name);
+      if (e.isSymbolicLink()) consider(p);
+      else if (e.name.startsWith('@') && e.isDirectory()) {
+        let scoped = [];
+        try { scoped = fs.readdirSync(p, { withFileTypes: true }); } catch { /* unreadable */ }
+        for (const s of scoped) if (s.isSymbolicLink()) consider(path.join(p, s.name));
+      }
+    }
+  }
+  return links;
+}
+
+/**
+ * @param {object} payload the agent's data at the ready moment
+ * @param {string} root
+ * @returns {{ modules: object[], files: Array<{path, bytes, via}>, outsideRoot: string[] }}
+ */
+function collectFiles(payload, root) {
+  const modules = moduleRecords(payload);
+  const found = new Map(); // absolute path -> via
+  const add = (p, via) => { if (p && !found.has(p)) found.set(p, via); };
+
+  for (const m of modules) add(m.file, m.kind === 'esm' ? 'import' : 'require');
+  for (const r of payload.reads || []) add(r.path, r.via === 'addon' ? 'require' : 'fs');
+  if (payload.mainFile) add(payload.mainFile, 'require');
+
+  const existsCache = new Map();
+  const exists = (p) => {
+    if (!existsCache.has(p)) existsCache.set(p, statFile(p) !== null);
+    return existsCache.get(p);
+  };
+  const loaded = [...found.keys()].filter((p) => found.get(p) !== 'fs');
+  for (const f of loaded) for (const pj of packageJsonsFor(f, root, exists)) add(pj, 'package.json');
+  for (const link of packageLinks(loaded, root)) add(link, 'symlink');
+
+  const files = [];
+  const outsideRoot = [];
+  for (const [abs, via] of found) {
+    const st = statFile(abs);
+    if (!st) continue; // read attempts on missing files, directories
+    const rel = relativeInside(root, abs);
+    if (rel === null) outsideRoot.push(abs);
+    else files.push({ path: rel, bytes: st.bytes, via });
+  }
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  outsideRoot.sort();
+  return { modules, files, outsideRoot };
+}
+
+module.exports = { collectFiles, findRoot, packageDir };

@@ -1,0 +1,39 @@
+'use strict';
+// Writes what `coldstart profile` leaves behind: startup.cpuprofile,
+// startup-files.txt and report.json, each atomically.
+const path = require('path');
+const { writeFileAtomic } = require('../write-atomic.js');
+const { buildReport } = require('../analyze/startup-report.js');
+
+function categoriesOf(profile) {
+  if (!profile) return null;
+  const { categorize } = require('../analyze/cpuprofile-categories.js');
+  const { totalMs, categories } = categorize(profile);
+  return { totalMs, ...categories };
+}
+
+/**
+ * @param {object} result CaptureResult
+ * @param {string} outDir
+ * @param {string} cwd for the paths shown to the user
+ * @returns {object} the report (report.json content)
+ */
+function writeProfileArtifacts(result, outDir, cwd) {
+  const shown = (f) => path.relative(cwd, f) || '.';
+  const artifacts = {};
+  if (result.profile) {
+    artifacts.profile = path.join(outDir, 'startup.cpuprofile');
+    writeFileAtomic(artifacts.profile, JSON.stringify(result.profile));
+  }
+  artifacts.files = path.join(outDir, 'startup-files.txt');
+  writeFileAtomic(artifacts.files, result.files.map((f) => f.path).join('\n') + (result.files.length ? '\n' : ''));
+  artifacts.report = path.join(outDir, 'report.json');
+  const report = buildReport(result, {
+    categories: categoriesOf(result.profile),
+    artifacts: Object.fromEntries(Object.entries(artifacts).map(([k, v]) => [k, shown(v)])),
+  });
+  writeFileAtomic(artifacts.report, JSON.stringify(report, null, 2) + '\n');
+  return report;
+}
+
+module.exports = { writeProfileArtifacts };
