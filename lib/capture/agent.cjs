@@ -264,13 +264,14 @@ function start() {
   }
 
   /** Ends recording and hands everything to the CLI, which stops the profiler meanwhile. */
-  function finish(reason, extra) {
+  function finish(reason, extra, hold = true) {
     if (state.finished) return null;
     state.finished = true;
     const data = snapshot(reason, extra);
     state.recording = false;
     const binding = globalThis.__coldstartReady;
-    if (typeof binding === 'function') {
+    // hold=false: the CLI itself asked (Runtime.evaluate) and reads the result directly.
+    if (hold && typeof binding === 'function') {
       binding(JSON.stringify(data));
       // Hold the app at its ready moment until the CLI has stopped the profiler,
       // so the profile ends exactly here.

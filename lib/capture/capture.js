@@ -9,6 +9,7 @@ const { launch } = require('./launch.js');
 const { attach } = require('./inspector.js');
 const { checkCommand } = require('./command-check.js');
 const { collectFiles, findRoot } = require('./startup-files.js');
+const { trimProfile } = require('./trim-profile.js');
 const { CommandError } = require('../errors.js');
 
 /**
@@ -156,7 +157,7 @@ async function capture(options, events = new EventEmitter()) {
     }
     if (what.type === 'timeout') {
       const hint = until.mode === 'listen' ? ' (use --until 10s to profile an app that never listens)' : '';
-      throw new CommandError(`the app did not ${until.mode === 'exit' ? 'exit' : 'listen'} within ${Math.round(timeoutMs / 1000)}s (--timeout)${hint}`, { code: 'TIMEOUT' });
+      throw new CommandError(`the app did not ${until.mode === 'exit' ? 'exit' : 'listen'} within ${timeoutMs / 1000}s (--timeout)${hint}`, { code: 'TIMEOUT' });
     }
     // The tree ended before any process reached the ready moment.
     const { exit } = what;
@@ -176,7 +177,8 @@ async function capture(options, events = new EventEmitter()) {
     return list[0] || null;
   }
 
-  function buildResult(payload, cpuProfile, partial) {
+  function buildResult(payload, rawProfile, partial) {
+    const cpuProfile = rawProfile && trimProfile(rawProfile, payload.startUs + payload.pausedUs, payload.readyUs);
     const root = options.root ? path.resolve(cwd, options.root) : findRoot(payload.mainFile, cwd);
     const { files, outsideRoot, modules } = collectFiles(payload, root);
     return {

@@ -50,7 +50,7 @@ async function attach(announce, options) {
     /** Ends recording inside the app now and returns what the agent gathered. */
     async finishNow(reason) {
       const expression = `(() => { const a = globalThis[Symbol.for('coldstart.agent')];
-        if (!a) return null; const d = a.finish(${JSON.stringify(reason)}) || a.snapshot(${JSON.stringify(reason)});
+        if (!a) return null; const d = a.finish(${JSON.stringify(reason)}, null, false) || a.snapshot(${JSON.stringify(reason)});
         return JSON.stringify(d); })()`;
       const { result } = await client.Runtime.evaluate({ expression, returnByValue: true });
       return result && typeof result.value === 'string' ? JSON.parse(result.value) : null;

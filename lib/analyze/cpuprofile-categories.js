@@ -1,0 +1,306 @@
+'use strict';
+// Splits a V8 CPU profile of a Node startup into what the time went to: finding modules
+// (resolve), reading them from disk (read), compiling them (compile), running the app's and its
+// packages' code (execute), garbage collection, idle, and the rest.
+//
+// The frame rules below were read off real Node 20 startup profiles (an express app, an ESM app,
+// an app of 300 small modules: test/data/). Node renames loader internals between releases; to
+// teach this file a new release, capture profiles (`node test/data/startup-apps.js --write`),
+// look at which loader frames land in `other` or `execute`, and add them to LOADER_FRAMES.
+
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+
+// Also the order reports show them in.
+const CATEGORIES = Object.freeze(['resolve', 'read', 'compile', 'execute', 'gc', 'idle', 'other']);
+
+// Native bindings (C++ functions) appear in profiles with an empty url.
+const NATIVE = '';
+
+/**
+ * Loader frames: { category, url, names }. `names: '*'` matches every function of that url.
+ * `leafOnly` rules count only the frame's own (self) time: their callees are something else.
+ */
+const LOADER_FRAMES = [
+  // --- resolve: from a specifier to a file, including the package.json reads that needs.
+  {
+    category: 'resolve',
+    url: 'node:internal/modules/cjs/loader',
+    names: [
+      'Module._resolveFilename', 'Module._findPath', 'Module._resolveLookupPaths', 'Module._nodeModulePaths',
+      'tryExtensions', 'tryFile', 'tryPackage', 'trySelf', 'stat', 'resolveExports', 'finalizeEsmResolution',
+      'findLongestRegisteredExtension', 'resolveForCJSWithHooks',
+    ],
+  },
+  { category: 'resolve', url: 'node:internal/modules/helpers', names: ['toRealPath'] },
+  { category: 'resolve', url: 'node:internal/modules/run_main', names: ['resolveMainPath'] },
+  // Also reached from Module._extensions..js (readPackageScope: is this file ESM or CJS?).
+  { category: 'resolve', url: 'node:internal/modules/package_json_reader', names: '*' },
+  { category: 'resolve', url: 'node:internal/modules/esm/resolve', names: '*' },
+  // Deciding a module's format reads package.json "type", like readPackageScope does for CJS.
+  { category: 'resolve', url: 'node:internal/modules/esm/get_format', names: '*' },
+  {
+    category: 'resolve',
+    url: 'node:internal/modules/esm/loader',
+    names: ['resolve', 'resolveSync', 'defaultResolve', '#cachedDefaultResolve', '#cachedResolveSync',
+      '#resolveAndMaybeBlockOnLoaderThread'],
+  },
+  {
+    category: 'resolve',
+    url: NATIVE,
+    names: ['internalModuleStat', 'internalModuleReadJSON',
+      // Node >= 22 reads package.json through internalBinding('modules').
+      'readPackageJSON', 'getNearestParentPackageJSON', 'getNearestParentPackageJSONType',
+      'getNearestRawParentPackageJSON', 'getPackageScopeConfig', 'getPackageType'],
+  },
+
+  // --- read: module sources (and any other file) coming off the disk.
+  { category: 'read', url: 'node:internal/modules/cjs/loader', names: ['loadSource'] },
+  {
+    category: 'read',
+    url: 'node:internal/modules/esm/load',
+    names: ['getSource', 'getSourceSync', 'defaultLoad', 'defaultLoadSync'],
+  },
+  // Buffer -> string of an ESM source, the ESM side of readFileSync(file, 'utf8').
+  { category: 'read', url: 'node:internal/modules/esm/translators', names: ['stringify'] },
+  {
+    category: 'read',
+    url: 'node:fs',
+    names: ['readFileSync', 'openSync', 'readSync', 'closeSync', 'fstatSync', 'tryStatSync', 'tryCreateBuffer',
+      'tryReadSync', 'readFile'],
+  },
+  // ESM sources are read with fs/promises; after each await the stack restarts at (root), so
+  // these frames show up with no loader frame above them.
+  { category: 'read', url: 'node:internal/fs/promises', names: '*' },
+  {
+    category: 'read',
+    url: NATIVE,
+    names: ['readFileUtf8', 'open', 'read', 'close', 'fstat', 'openFileHandle', 'readBuffers'],
+  },
+
+  // --- compile: source text to V8 functions or module records.
+  { category: 'compile', url: 'node:internal/modules/cjs/loader', names: ['wrapSafe', 'Module._extensions..json'] },
+  { category: 'compile', url: 'node:internal/modules/esm/utils', names: ['compileSourceTextModule'] },
+  {
+    category: 'compile',
+    url: 'node:internal/modules/esm/translators',
+    names: ['moduleStrategy', 'jsonStrategy', 'cjsPreparseModuleExports'],
+  },
+  // cjs-module-lexer parses a CJS file imported from ESM to find its named exports.
+  { category: 'compile', url: 'node:internal/deps/cjs-module-lexer/lexer', names: '*' },
+  { category: 'compile', url: 'node:internal/deps/cjs-module-lexer/dist/lexer', names: '*' },
+  {
+    category: 'compile',
+    url: NATIVE,
+    names: ['compileFunctionForCJSLoader', 'compileFunction', 'ModuleWrap', 'containsModuleSyntax'],
+  },
+  // Compiling a Node builtin (require('http')) from its embedded source. Its callee is the
+  // builtin's top-level code running, which is not compiling: self time only.
+  { category: 'compile', url: 'node:internal/bootstrap/realm', names: ['compileForInternalLoader'], leafOnly: true },
+];
+
+// Leaf frames V8 itself names; anything else without a user frame above it is `other`
+// ((program): time in V8/Node native code not attributed to JS, bootstrap, the inspector).
+const LEAF_CATEGORIES = new Map([
+  ['(garbage collector)', 'gc'],
+  ['(idle)', 'idle'],
+]);
+
+// coldstart's own code inside the app (lib/capture agent, lib/pack launcher) wraps the app's
+// requires; it must not make every stack look like the app's code. The installed-package form
+// covers profiles saved by another copy of coldstart and viewed here.
+const OWN_LIB = path.resolve(__dirname, '..');
+const OWN_LIB_PREFIXES = [OWN_LIB + path.sep, pathToFileURL(OWN_LIB).href + '/'];
+const OWN_LIB_INSTALLED = '/node_modules/coldstart/lib/';
+
+const RULES = compileRules(LOADER_FRAMES);
+
+function compileRules(table) {
+  const byUrl = new Map();
+  for (const rule of table) {
+    let entry = byUrl.get(rule.url);
+    if (!entry) byUrl.set(rule.url, (entry = { any: null, names: new Map() }));
+    if (rule.names === '*') entry.any = rule;
+    else for (const name of rule.names) entry.names.set(name, rule);
+  }
+  return byUrl;
+}
+
+function loaderRule(callFrame) {
+  const entry = RULES.get(callFrame.url || '');
+  if (!entry) return null;
+  return entry.names.get(callFrame.functionName) || entry.any;
+}
+
+/** The app's or its packages' code: a script with a url that is not Node's own or coldstart's. */
+function isUserFrame(callFrame) {
+  const url = callFrame.url || '';
+  if (url === '' || url.startsWith('node:')) return false;
+  if (url.replace(/\\/g, '/').includes(OWN_LIB_INSTALLED)) return false;
+  return !OWN_LIB_PREFIXES.some((prefix) => url.startsWith(prefix));
+}
+
+/**
+ * Absolute sample times and their weights (µs), sorted by time.
+ * V8 can emit a sample stamped earlier than the one before it (a negative timeDelta, seen in
+ * real Chrome and Node profiles: jlfwong/speedscope#80). speedscope clamps such a delta to zero,
+ * which shifts every later sample; sorting by absolute time instead keeps the profile clock
+ * right, and `ranges` are on that clock.
+ */
+function timedSamples(profile) {
+  const samples = Array.isArray(profile && profile.samples) ? profile.samples : [];
+  const deltas = Array.isArray(profile && profile.timeDeltas) ? profile.timeDeltas : [];
+  const startTime = Number.isFinite(profile && profile.startTime) ? profile.startTime : 0;
+  const timed = [];
+  let t = startTime;
+  for (let i = 0; i < samples.length; i++) {
+    // A truncated timeDeltas array (hand-edited or cut-off profile): the sample shares the previous time.
+    const delta = Number.isFinite(deltas[i]) ? deltas[i] : 0;
+    t += delta;
+    timed.push({ id: samples[i], t, order: i });
+  }
+  timed.sort((a, b) => a.t - b.t || a.order - b.order);
+  const last = timed.length ? timed[timed.length - 1].t : startTime;
+  const endTime = Number.isFinite(profile && profile.endTime) ? profile.endTime : last;
+  for (let i = 0; i < timed.length; i++) {
+    const next = i + 1 < timed.length ? timed[i + 1].t : Math.max(endTime, last);
+    timed[i].weight = next - timed[i].t;
+  }
+  return timed;
+}
+
+/** Merged, sorted [start, end) windows, or null for "the whole profile". */
+function normaliseRanges(ranges) {
+  if (ranges === undefined || ranges === null) return null;
+  const list = (Array.isArray(ranges) ? ranges : [ranges])
+    .filter((r) => r && Number.isFinite(r.start) && Number.isFinite(r.end) && r.end > r.start)
+    .map((r) => ({ start: r.start, end: r.end }))
+    .sort((a, b) => a.start - b.start);
+  const merged = [];
+  for (const r of list) {
+    const prev = merged[merged.length - 1];
+    if (prev && r.start <= prev.end) prev.end = Math.max(prev.end, r.end);
+    else merged.push(r);
+  }
+  return merged;
+}
+
+/** How much of [t, t + weight) falls inside the windows. */
+function weightInside(t, weight, windows) {
+  if (!windows) return weight;
+  let inside = 0;
+  for (const w of windows) {
+    if (w.start >= t + weight) break;
+    inside += Math.max(0, Math.min(t + weight, w.end) - Math.max(t, w.start));
+  }
+  return inside;
+}
+
+function indexNodes(profile) {
+  const nodes = new Map();
+  const parents = new Map();
+  for (const node of Array.isArray(profile && profile.nodes) ? profile.nodes : []) {
+    if (node && node.id !== undefined) nodes.set(node.id, node);
+  }
+  for (const node of nodes.values()) {
+    // Trace-event profiles link child -> parent instead of parent -> children.
+    if (node.parent !== undefined) parents.set(node.id, node.parent);
+    for (const child of Array.isArray(node.children) ? node.children : []) parents.set(child, node.id);
+  }
+  return { nodes, parents };
+}
+
+const EMPTY_FRAME = { functionName: '', url: '', lineNumber: -1, columnNumber: -1 };
+
+function frameOf(node) {
+  return (node && node.callFrame) || EMPTY_FRAME;
+}
+
+/** The category of one stack, given its leaf node id. */
+function categoryOfStack(leafId, { nodes, parents }) {
+  const leaf = nodes.get(leafId);
+  if (!leaf) return 'other'; // the sample names a node the profile does not have
+  let sawUser = false;
+  const seen = new Set();
+  for (let id = leafId; id !== undefined && nodes.has(id) && !seen.has(id); id = parents.get(id)) {
+    seen.add(id); // a malformed profile with a cycle must not hang us
+    const frame = frameOf(nodes.get(id));
+    const rule = loaderRule(frame);
+    if (rule && (!rule.leafOnly || id === leafId)) return rule.category;
+    if (!sawUser && isUserFrame(frame)) sawUser = true;
+  }
+  if (sawUser) return 'execute';
+  return LEAF_CATEGORIES.get(frameOf(leaf).functionName) || 'other';
+}
+
+/**
+ * Splits a V8 CPU profile (Profiler.stop result or a .cpuprofile file) into startup categories.
+ * A sample weighs the time to the next sample (the last one: until endTime). Its category comes
+ * from its stack, leaf to root: the first resolve/read/compile loader frame wins; otherwise
+ * `execute` if any frame is the app's or a package's code; otherwise gc/idle/other by the leaf.
+ * @param {object} profile { nodes, startTime, endTime, samples, timeDeltas }, times in µs
+ * @param {{ ranges?: Array<{start: number, end: number}> }} [options] count only these windows
+ *   (µs on the profile clock, end exclusive); samples are clipped to them
+ * @returns {{ totalMs: number, categories: Record<'resolve'|'read'|'compile'|'execute'|'gc'|'idle'|'other', number>,
+ *   samples: number }} ms per category, summing to totalMs; samples = samples counted
+ */
+function categorize(profile, { ranges } = {}) {
+  const index = indexNodes(profile);
+  const windows = normaliseRanges(ranges);
+  const micros = Object.fromEntries(CATEGORIES.map((c) => [c, 0]));
+  const cache = new Map();
+  let total = 0;
+  let counted = 0;
+  for (const sample of timedSamples(profile)) {
+    const weight = weightInside(sample.t, sample.weight, windows);
+    if (windows && weight <= 0) continue;
+    let category = cache.get(sample.id);
+    if (category === undefined) cache.set(sample.id, (category = categoryOfStack(sample.id, index)));
+    micros[category] += weight;
+    total += weight;
+    counted++;
+  }
+  const categories = Object.fromEntries(CATEGORIES.map((c) => [c, micros[c] / 1000]));
+  return { totalMs: total / 1000, categories, samples: counted };
+}
+
+/**
+ * The functions with the most self time, identical frames (name, url, line, column) merged.
+ * (idle) is left out: it is waiting, not work.
+ * @param {object} profile a V8 CPU profile
+ * @param {number} [n=10] how many to return
+ * @param {{ ranges?: Array<{start: number, end: number}> }} [options] as for categorize
+ * @returns {Array<{ functionName: string, url: string, lineNumber: number|null, selfMs: number }>}
+ *   lineNumber is 1-based as editors show it (V8's is 0-based), null for native functions
+ */
+function topFunctions(profile, n = 10, { ranges } = {}) {
+  const { nodes } = indexNodes(profile);
+  const windows = normaliseRanges(ranges);
+  const byFrame = new Map();
+  for (const sample of timedSamples(profile)) {
+    const node = nodes.get(sample.id);
+    if (!node) continue;
+    const weight = weightInside(sample.t, sample.weight, windows);
+    if (weight <= 0) continue;
+    const frame = frameOf(node);
+    if (frame.functionName === '(idle)') continue;
+    const key = `${frame.functionName}\0${frame.url}\0${frame.lineNumber}\0${frame.columnNumber}`;
+    let entry = byFrame.get(key);
+    if (!entry) {
+      entry = {
+        functionName: frame.functionName || '',
+        url: frame.url || '',
+        lineNumber: Number.isInteger(frame.lineNumber) && frame.lineNumber >= 0 ? frame.lineNumber + 1 : null,
+        self: 0,
+      };
+      byFrame.set(key, entry);
+    }
+    entry.self += weight;
+  }
+  return [...byFrame.values()]
+    .sort((a, b) => b.self - a.self || a.functionName.localeCompare(b.functionName) || a.url.localeCompare(b.url))
+    .slice(0, Math.max(0, n))
+    .map(({ functionName, url, lineNumber, self }) => ({ functionName, url, lineNumber, selfMs: self / 1000 }));
+}
+
+module.exports = { categorize, topFunctions, CATEGORIES };

@@ -1,0 +1,277 @@
+'use strict';
+// The startup archive: a plain ustar file (pax headers only for long or non-ASCII names) that any
+// tar can read. The same files give the same bytes: sorted entries, one fixed mtime, normalised
+// modes, owner 0/0 with no names, no atime/ctime, so image layers and caches stay stable.
+const fs = require('node:fs');
+const path = require('node:path');
+const { Header, Pax } = require('tar');
+const { CommandError } = require('../errors.js');
+
+const ARCHIVE_MTIME = new Date(0);
+const BLOCK = 512;
+const FLUSH_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Writes a deterministic tar of `files` (and their parent directories) to `out`, atomically.
+ * A symlink is kept as a symlink when its target stays inside root (rewritten as a relative
+ * link); otherwise the content it points at is stored as a regular file. A path that goes
+ * through a symlinked directory (node_modules/foo/index.js with node_modules/foo a link) is
+ * stored at its real place, plus the link itself, so no entry ever lies below a symlink.
+ * @param {object} options
+ * @param {string} options.root directory the paths are relative to
+ * @param {string[]} options.files posix paths relative to root (sorted here again, duplicates dropped)
+ * @param {string} options.out archive path to write
+ * @param {{path: string, data: Buffer}[]} [options.extraEntries] generated files appended after
+ *   the app's files, sorted by path
+ * @returns {{files: number, bytes: number, archiveBytes: number}} files = file and symlink
+ *   entries written (extra entries included), bytes = the sum of their contents
+ */
+function writeArchive({ root, files, out, extraEntries = [] }) {
+  const ordered = planEntries(path.resolve(root), files, extraEntries);
+  const outPath = path.resolve(out);
+  fs.mkdirSync(path.dirname(outPath), { recursive: true });
+  const tmpPath = path.join(path.dirname(outPath), `.${path.basename(outPath)}.${process.pid}.tmp`);
+  const fd = fs.openSync(tmpPath, 'w');
+  const summary = { files: 0, bytes: 0, archiveBytes: 0 };
+  try {
+    const sink = blockSink(fd);
+    for (const entry of ordered) {
+      const data = entry.kind === 'file' ? entry.data || fs.readFileSync(entry.source) : null;
+      writeEntry(sink, entry, data);
+      if (entry.kind !== 'dir') summary.files += 1;
+      if (data) summary.bytes += data.length;
+    }
+    sink.write(Buffer.alloc(2 * BLOCK)); // end-of-archive marker
+    summary.archiveBytes = sink.close();
+    fs.closeSync(fd);
+    fs.renameSync(tmpPath, outPath);
+  } catch (err) {
+    try { fs.closeSync(fd); } catch { /* already closed */ }
+    try { fs.unlinkSync(tmpPath); } catch { /* nothing to clean */ }
+    throw err;
+  }
+  return summary;
+}
+
+// The entries in archive order: the app's files and every parent directory sorted together,
+// then the extra entries (with any parent directory not yet present).
+function planEntries(rootDir, files, extraEntries) {
+  const tree = { rootDir, realRoot: fs.realpathSync(rootDir), realDirs: new Map(), lstats: new Map() };
+  const entries = new Map();
+  const work = files.map((file) => checkRelative(file, 'file'));
+  const visited = new Set();
+  while (work.length) {
+    const rel = work.pop();
+    if (visited.has(rel)) continue;
+    visited.add(rel);
+    work.push(...symlinkedAncestors(rel, tree));
+    const entry = describeEntry(rel, tree);
+    if (!entries.has(entry.rel)) entries.set(entry.rel, entry);
+  }
+  for (const rel of [...entries.keys()]) {
+    for (const dir of parentsOf(rel)) {
+      if (!entries.has(dir)) entries.set(dir, { rel: dir, kind: 'dir', mode: 0o755 });
+    }
+  }
+  const ordered = [...entries.values()].sort(byPath);
+
+  const extras = extraEntries
+    .map((extra) => ({
+      rel: checkRelative(extra.path, 'extra entry'), kind: 'file', mode: 0o644, data: Buffer.from(extra.data),
+    }))
+    .sort(byPath);
+  for (const extra of extras) {
+    if (entries.has(extra.rel)) {
+      throw new CommandError(`extra archive entry ${extra.rel} collides with a packed path`, {
+        code: 'PACK_DUPLICATE_ENTRY',
+      });
+    }
+    for (const dir of parentsOf(extra.rel)) {
+      if (!entries.has(dir)) {
+        const entry = { rel: dir, kind: 'dir', mode: 0o755 };
+        entries.set(dir, entry);
+        ordered.push(entry);
+      }
+    }
+    entries.set(extra.rel, extra);
+    ordered.push(extra);
+  }
+  return ordered;
+}
+
+/** Rejects absolute paths and `..` segments; returns the path without `./`, `//` or trailing `/`. */
+function checkRelative(file, what) {
+  const text = String(file).replace(/\\/g, '/');
+  const segments = text.split('/').filter((s) => s !== '' && s !== '.');
+  if (text.startsWith('/') || /^[A-Za-z]:/.test(text) || segments.includes('..') || segments.length === 0) {
+    throw new CommandError(`${what} path escapes the app root: ${file}`, { code: 'PACK_PATH_ESCAPES' });
+  }
+  return segments.join('/');
+}
+
+function parentsOf(rel) {
+  const parents = [];
+  for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) parents.push(rel.slice(0, i));
+  return parents;
+}
+
+function byPath(a, b) {
+  return a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0;
+}
+
+function isInside(parent, child) {
+  return child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
+}
+
+function toPosix(rel) {
+  return rel.split(path.sep).join('/');
+}
+
+// The directories along rel that are symlinks: they go into the archive as links.
+function symlinkedAncestors(rel, tree) {
+  const links = [];
+  for (const dir of parentsOf(rel)) {
+    let isLink = tree.lstats.get(dir);
+    if (isLink === undefined) {
+      try {
+        isLink = fs.lstatSync(path.join(tree.rootDir, dir)).isSymbolicLink();
+      } catch {
+        isLink = false; // describeEntry reports the missing path
+      }
+      tree.lstats.set(dir, isLink);
+    }
+    if (isLink) links.push(dir);
+  }
+  return links;
+}
+
+// Where rel's directory really is, relative to the real root; refused when outside it.
+function realParent(rel, tree) {
+  const dir = path.posix.dirname(rel);
+  if (dir === '.') return '';
+  let real = tree.realDirs.get(dir);
+  if (real === undefined) {
+    try {
+      real = fs.realpathSync(path.join(tree.rootDir, dir));
+    } catch (err) {
+      throw new CommandError(`cannot pack ${rel}: ${err.code || err.message}`, { code: 'PACK_MISSING_FILE' });
+    }
+    tree.realDirs.set(dir, real);
+  }
+  if (!isInside(tree.realRoot, real)) {
+    throw new CommandError(`${rel} lies in a directory outside the app root (${real})`, {
+      code: 'PACK_PATH_ESCAPES',
+    });
+  }
+  return toPosix(path.relative(tree.realRoot, real));
+}
+
+function describeEntry(listed, tree) {
+  const dir = realParent(listed, tree);
+  const rel = dir ? `${dir}/${path.posix.basename(listed)}` : path.posix.basename(listed);
+  const source = path.join(tree.realRoot, rel);
+  let stat;
+  try {
+    stat = fs.lstatSync(source);
+  } catch (err) {
+    throw new CommandError(`cannot pack ${listed}: ${err.code || err.message}`, { code: 'PACK_MISSING_FILE' });
+  }
+  if (stat.isDirectory()) return { rel, kind: 'dir', mode: 0o755 };
+  if (stat.isFile()) return { rel, kind: 'file', mode: fileMode(stat.mode), source };
+  if (stat.isSymbolicLink()) return describeSymlink(rel, source, tree);
+  throw new CommandError(`cannot pack ${listed}: not a file, directory or symlink`, {
+    code: 'PACK_UNSUPPORTED_TYPE',
+  });
+}
+
+function describeSymlink(rel, source, tree) {
+  const { realRoot } = tree;
+  let real = null;
+  try {
+    real = fs.realpathSync(source);
+  } catch {
+    // dangling: judged by where the link text points
+  }
+  const target = real || path.resolve(path.dirname(source), fs.readlinkSync(source));
+  if (isInside(realRoot, target)) {
+    // Relative to the link's place in the archive, so the tree can be extracted anywhere.
+    const targetRel = toPosix(path.relative(realRoot, target)) || '.';
+    const linkpath = path.posix.relative(path.posix.dirname(rel), targetRel) || '.';
+    return { rel, kind: 'symlink', mode: 0o777, linkpath };
+  }
+  if (!real) {
+    throw new CommandError(`cannot pack ${rel}: dangling symlink to ${target}, outside the app root`, {
+      code: 'PACK_MISSING_FILE',
+    });
+  }
+  const stat = fs.statSync(real);
+  if (!stat.isFile()) {
+    throw new CommandError(`cannot pack ${rel}: symlink to a directory outside the app root (${real})`, {
+      code: 'PACK_PATH_ESCAPES',
+    });
+  }
+  return { rel, kind: 'file', mode: fileMode(stat.mode), source: real };
+}
+
+function fileMode(mode) {
+  return mode & 0o111 ? 0o755 : 0o644;
+}
+
+const TYPES = { file: 'File', dir: 'Directory', symlink: 'SymbolicLink' };
+
+function writeEntry(sink, entry, data) {
+  const tarPath = entry.kind === 'dir' ? `${entry.rel}/` : entry.rel;
+  const header = new Header({
+    path: tarPath,
+    mode: entry.mode,
+    uid: 0,
+    gid: 0,
+    size: data ? data.length : 0,
+    mtime: ARCHIVE_MTIME,
+    type: TYPES[entry.kind],
+    linkpath: entry.linkpath,
+    uname: '',
+    gname: '',
+  });
+  if (header.encode()) {
+    // Names that do not fit ustar travel in a pax header carrying only path and linkpath.
+    sink.write(new Pax({ path: tarPath, linkpath: entry.linkpath }).encode());
+  }
+  sink.write(header.block);
+  if (data && data.length) {
+    sink.write(data);
+    const pad = (BLOCK - (data.length % BLOCK)) % BLOCK;
+    if (pad) sink.write(Buffer.alloc(pad));
+  }
+}
+
+// Batches small header and padding buffers into few write calls.
+function blockSink(fd) {
+  let pending = [];
+  let pendingBytes = 0;
+  let total = 0;
+  const flush = () => {
+    const written = pending.length ? fs.writevSync(fd, pending) : 0;
+    if (written < pendingBytes) {
+      // a short write: finish it with plain writes
+      const rest = Buffer.concat(pending).subarray(written);
+      for (let off = 0; off < rest.length;) off += fs.writeSync(fd, rest, off);
+    }
+    pending = [];
+    pendingBytes = 0;
+  };
+  return {
+    write(buffer) {
+      pending.push(buffer);
+      pendingBytes += buffer.length;
+      total += buffer.length;
+      if (pendingBytes >= FLUSH_BYTES || pending.length >= 512) flush();
+    },
+    close() {
+      flush();
+      return total;
+    },
+  };
+}
+
+module.exports = { writeArchive, ARCHIVE_MTIME };

@@ -1,0 +1,219 @@
+'use strict';
+// `coldstart start`: the container's CMD. Puts the startup files on the in-memory writable
+// layer (or a tmpfs given with --into), then runs the app in this same process. It is on every
+// cold start's critical path: no yargs, synchronous file work, nothing left running. An archive
+// problem never stops the app: one warning line, then the app starts as it would without us.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const USAGE = `usage: coldstart start --archive FILE [--into DIR] [--mode extract] [--quiet] -- node [node flags] app.js [args]
+
+Extracts FILE over the working directory (or into DIR), then runs the app in this process.
+With --into, the app runs from DIR: its entry path, taken relative to the working directory,
+is looked up inside DIR, and DIR becomes the working directory.
+Node flags applied in-process: --require/-r, --import, --enable-source-maps; others are
+ignored with a warning (put them in NODE_OPTIONS).
+`;
+
+// Node options whose value may follow as a separate word: that word is not the entry.
+const NODE_VALUE_FLAGS = new Set([
+  '--require', '-r', '--import', '--loader', '--experimental-loader', '--conditions', '-C',
+  '--input-type', '--title', '--inspect-port', '--debug-port', '--env-file', '--redirect-warnings',
+  '--diagnostic-dir', '--report-dir', '--report-directory', '--report-filename', '--report-signal',
+  '--heapsnapshot-signal', '--icu-data-dir', '--unhandled-rejections', '--dns-result-order',
+  '--secure-heap', '--secure-heap-min', '--tls-cipher-list', '--tls-keylog', '--use-largepages',
+  '--disable-proto', '--max-http-header-size', '--heap-prof-dir', '--heap-prof-name',
+  '--heap-prof-interval', '--cpu-prof-dir', '--cpu-prof-name', '--cpu-prof-interval',
+  '--openssl-config', '--experimental-policy', '--policy-integrity', '--trace-event-categories',
+  '--trace-event-file-pattern', '--watch-path', '--stack-size',
+]);
+// Node modes that run no entry file: nothing to run in-process.
+const NODE_NO_ENTRY_FLAGS = new Set([
+  '-e', '--eval', '-p', '--print', '-i', '--interactive', '-c', '--check', '--test', '--run',
+  '-v', '--version', '-h', '--help', '--v8-options',
+]);
+
+/**
+ * Entry point of `coldstart start`, called by bin/coldstart.js with the words after `start`.
+ * Sets process.exitCode = 2 (and runs nothing) only when no app command can be made out.
+ * @param {string[]} argv
+ */
+function main(argv) {
+  const started = performance.now();
+  let options;
+  try {
+    options = parseStartArgs(argv);
+  } catch (err) {
+    if (!(err instanceof StartUsageError)) throw err;
+    writeLine(2, `coldstart: ${err.message}`);
+    writeLine(2, USAGE.split('\n')[0]);
+    process.exitCode = 2;
+    return;
+  }
+  if (options.help) {
+    writeLine(1, USAGE.trimEnd());
+    return;
+  }
+  for (const message of options.warnings) warn(message);
+
+  const cwd = process.cwd();
+  const runDir = loadArchive(options, cwd, started);
+  let entry = path.resolve(cwd, options.app.entry);
+  if (runDir !== cwd) {
+    const rel = path.relative(cwd, entry);
+    if (rel.startsWith('..') || path.isAbsolute(rel)) {
+      warn(`${entry} is outside the working directory, so it is not looked up in ${runDir}`);
+    } else {
+      entry = path.join(runDir, rel);
+    }
+    process.chdir(runDir);
+  }
+  const { runApp } = require('./run-app.js');
+  runApp({ ...options.app, entry });
+}
+
+// Returns the directory the app should run from: --into when the archive landed there.
+function loadArchive(options, cwd, started) {
+  const fallback = options.into ? '; starting the app from the working directory' : '; starting the app without it';
+  if (!options.archive) {
+    warn('no --archive given; starting the app without it');
+    return cwd;
+  }
+  if (options.mode !== 'extract') {
+    warn(`unknown --mode ${options.mode} (supported: extract)${fallback}`);
+    return cwd;
+  }
+  let buffer;
+  try {
+    buffer = fs.readFileSync(options.archive);
+  } catch (err) {
+    const reason = err.code === 'ENOENT' ? `archive not found: ${options.archive}`
+      : `cannot read archive ${options.archive}: ${err.message}`;
+    warn(reason + fallback);
+    return cwd;
+  }
+  const into = options.into ? path.resolve(cwd, options.into) : cwd;
+  let result;
+  try {
+    const { extractArchive } = require('./extract.js');
+    result = extractArchive(buffer, into);
+  } catch (err) {
+    warn(`could not extract ${options.archive} into ${into}: ${err.message}${fallback}`);
+    return cwd;
+  }
+  if (!options.quiet) {
+    const ms = Math.round(performance.now() - started);
+    writeLine(2, `coldstart: extracted ${result.files} files, ${formatBytes(result.bytes)} in ${ms} ms`);
+  }
+  if (result.refused.length) {
+    const shown = result.refused.slice(0, 5).join(', ');
+    const more = result.refused.length > 5 ? `, and ${result.refused.length - 5} more` : '';
+    warn(`refused ${result.refused.length} unsafe archive entries: ${shown}${more}`);
+  }
+  return into;
+}
+
+class StartUsageError extends Error {}
+
+/**
+ * Parses `[start options] [--] command...` by hand (yargs costs more than the whole extraction).
+ * @param {string[]} argv
+ * @returns {{archive?: string, into?: string, mode: string, quiet: boolean, help: boolean,
+ *   warnings: string[], app: object}}
+ */
+function parseStartArgs(argv) {
+  const options = { mode: 'extract', quiet: false, help: false, warnings: [] };
+  let i = 0;
+  const valueOf = (name, inline) => {
+    if (inline !== undefined) return inline;
+    i += 1;
+    if (i >= argv.length || argv[i] === '--') throw new StartUsageError(`${name} needs a value`);
+    return argv[i];
+  };
+  for (; i < argv.length; i++) {
+    const word = argv[i];
+    if (word === '--') {
+      i += 1;
+      break;
+    }
+    if (!word.startsWith('-') || word === '-') break; // the command starts without `--`
+    const eq = word.indexOf('=');
+    const name = eq === -1 ? word : word.slice(0, eq);
+    const inline = eq === -1 ? undefined : word.slice(eq + 1);
+    if (name === '--archive') options.archive = valueOf(name, inline);
+    else if (name === '--into') options.into = valueOf(name, inline);
+    else if (name === '--mode') options.mode = valueOf(name, inline);
+    else if (name === '--quiet' || name === '-q') options.quiet = true;
+    else if (name === '--help' || name === '-h') options.help = true;
+    else options.warnings.push(`unknown start option ${word} ignored`);
+  }
+  if (options.help) return options;
+  options.app = parseAppCommand(argv.slice(i), options.warnings);
+  return options;
+}
+
+function parseAppCommand(command, warnings) {
+  if (command.length === 0) throw new StartUsageError('name the app to run after --, e.g. -- node server.js');
+  let i = 0;
+  const first = path.basename(command[0]);
+  if (first === 'node' || first === 'nodejs' || command[0] === process.execPath) i = 1;
+  const app = { requires: [], imports: [], enableSourceMaps: false, nodeFlags: [], args: [] };
+  const ignored = [];
+  for (; i < command.length; i++) {
+    const word = command[i];
+    if (word === '--') {
+      i += 1;
+      break;
+    }
+    if (!word.startsWith('-') || word === '-') break;
+    const eq = word.indexOf('=');
+    const name = eq === -1 ? word : word.slice(0, eq);
+    if (NODE_NO_ENTRY_FLAGS.has(name)) {
+      throw new StartUsageError(`node ${name} runs no entry file; coldstart start needs one (node app.js)`);
+    }
+    let value;
+    const words = [word];
+    if (NODE_VALUE_FLAGS.has(name)) {
+      if (eq !== -1) value = word.slice(eq + 1);
+      else if (i + 1 < command.length) {
+        value = command[++i];
+        words.push(value);
+      } else {
+        throw new StartUsageError(`node ${name} needs a value`);
+      }
+    }
+    app.nodeFlags.push(...words);
+    if (name === '--require' || name === '-r') app.requires.push(value);
+    else if (name === '--import') app.imports.push(value);
+    else if (name === '--enable-source-maps') app.enableSourceMaps = true;
+    else ignored.push(words.join(' '));
+  }
+  if (i >= command.length) throw new StartUsageError('no entry file in the app command, e.g. -- node server.js');
+  app.entry = command[i];
+  app.args = command.slice(i + 1);
+  if (ignored.length) {
+    warnings.push(`node flags ignored when the app runs in-process: ${ignored.join(' ')} (put them in NODE_OPTIONS)`);
+  }
+  return app;
+}
+
+function formatBytes(bytes) {
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
+  return `${bytes} B`;
+}
+
+function warn(message) {
+  writeLine(2, `coldstart: warning: ${message}`);
+}
+
+// Straight to the descriptor: creating process.stderr here would be work the app may not need.
+function writeLine(fd, line) {
+  try {
+    fs.writeSync(fd, `${line}\n`);
+  } catch {
+    // a closed stderr must not stop the app
+  }
+}
+
+module.exports = { main, parseStartArgs };

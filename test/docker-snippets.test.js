@@ -1,0 +1,100 @@
+'use strict';
+// The Dockerfile snippets, built and run for real: a build context with node_modules and no
+// network, base images made from the host's Node by .ci/docker-up.sh, containers under runc and
+// gVisor (runsc). Without a Docker engine these tests skip with a loud line, except in CI where
+// that is a failure. The first two tests need no snippet: they tell an infrastructure failure
+// apart from a snippet failure.
+const { test, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const { assembleContext, runContainer } = require('../lib/bench/docker.js');
+const { CommandError } = require('../lib/errors.js');
+const {
+  REPO, DISTROLESS_BASE_IMAGE, needDocker, scratch, fixtureContext, imageOnce, cleanup,
+} = require('./helpers/docker.js');
+
+const SNIPPETS = path.join(REPO, 'dockerfile-snippets');
+const LISTENING = /docker-app listening on port \d+/;
+const EXTRACTED = /coldstart: extracted (\d+) files/;
+// Cloud Run keeps a container's writable layer in memory; a tmpfs is the local stand-in.
+const IN_MEMORY_TMP = '/tmp:rw,exec,size=256m';
+
+after(cleanup);
+
+function describeRun(r) {
+  return `exit ${r.code}, ${r.timedOut ? 'timed out' : `${Math.round(r.ms)} ms`}\n`
+    + `--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+}
+
+/** Runs the image until the app listens, then checks that `coldstart start` reported its archive. */
+async function assertStartsFromArchive(t, image, runtime, options = {}) {
+  const r = await runContainer({ image, runtime, until: LISTENING, timeoutMs: 60_000, ...options });
+  assert.ok(r.matched, `the app never said it listens under ${runtime}: ${describeRun(r)}`);
+  const report = EXTRACTED.exec(r.stderr);
+  assert.ok(report, `no "coldstart: extracted N files" line on stderr under ${runtime}: ${describeRun(r)}`);
+  assert.ok(Number(report[1]) > 0, `start extracted no files: ${report[0]}`);
+  t.diagnostic(`${runtime}: listening after ${Math.round(r.ms)} ms (docker run to listen line); ${report[0]}`);
+}
+
+test('assembleContext: the app, its dependency closure, and coldstart with its own dependencies', () => {
+  const ctx = fixtureContext();
+  const names = ctx.packages.map((p) => p.name);
+  assert.ok(names.includes('express') && names.includes('router'), `express and its dependencies: ${names}`);
+  assert.ok(!names.includes('yargs'), 'only what the app needs lands in node_modules');
+  assert.ok(ctx.coldstartPackages.some((p) => p.name === 'yargs'), 'coldstart brings its own dependencies');
+  assert.ok(!fs.existsSync(path.join(ctx.dir, 'node_modules', 'yargs')));
+
+  // Resolution from inside the context, as it will happen in the image.
+  const resolved = execFileSync(process.execPath, ['-p', "require.resolve('express')"], { cwd: ctx.dir, encoding: 'utf8' });
+  assert.ok(resolved.trim().startsWith(fs.realpathSync(ctx.dir)), `express resolves inside the context: ${resolved}`);
+  const version = execFileSync(process.execPath, ['node_modules/coldstart/bin/coldstart.js', '--version'],
+    { cwd: ctx.dir, encoding: 'utf8', env: { ...process.env, NODE_PATH: '' } });
+  assert.equal(version.trim(), require('../package.json').version);
+
+  assert.throws(
+    () => assembleContext({ app: path.join(REPO, 'fixtures', 'docker-app'), into: path.join(scratch(), 'missing'),
+      nodeModules: path.join(REPO, 'node_modules'), packages: ['no-such-package-coldstart-test'], coldstart: false }),
+    (err) => err instanceof CommandError && err.code === 'PACKAGE_MISSING' && /no-such-package/.test(err.message));
+});
+
+test('base image: a plain node server reaches listen under runc and runsc', { timeout: 180_000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  const dockerfile = path.join(scratch(), 'Dockerfile.plain');
+  fs.writeFileSync(dockerfile,
+    'ARG NODE_IMAGE=node:20-slim\nFROM ${NODE_IMAGE}\nWORKDIR /app\nCOPY . .\nCMD ["node","server.js"]\n');
+  const image = await imageOnce('plain', { dockerfile });
+  t.diagnostic(`plain image built in ${Math.round(image.ms)} ms`);
+  for (const runtime of ['runc', 'runsc']) {
+    const r = await runContainer({ image: image.tag, runtime, until: LISTENING, timeoutMs: 60_000 });
+    assert.ok(r.matched, `plain node under ${runtime}: ${describeRun(r)}`);
+    t.diagnostic(`${runtime}: listening after ${Math.round(r.ms)} ms`);
+  }
+});
+
+test('Dockerfile.npm under runc: start extracts the archive, then the app listens', { timeout: 240_000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  const image = await imageOnce('npm', { dockerfile: path.join(SNIPPETS, 'Dockerfile.npm') });
+  t.diagnostic(`Dockerfile.npm built in ${Math.round(image.ms)} ms`);
+  await assertStartsFromArchive(t, image.tag, 'runc');
+});
+
+test('Dockerfile.npm under runsc (gVisor) with an in-memory /tmp', { timeout: 240_000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  const image = await imageOnce('npm', { dockerfile: path.join(SNIPPETS, 'Dockerfile.npm') });
+  await assertStartsFromArchive(t, image.tag, 'runsc', { tmpfs: [IN_MEMORY_TMP] });
+});
+
+test('Dockerfile.distroless: the final image runs with node as entrypoint and no shell', { timeout: 240_000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  const image = await imageOnce('distroless', {
+    dockerfile: path.join(SNIPPETS, 'Dockerfile.distroless'),
+    buildArgs: { DISTROLESS_IMAGE: DISTROLESS_BASE_IMAGE },
+  });
+  t.diagnostic(`Dockerfile.distroless built in ${Math.round(image.ms)} ms`);
+  // The base has no /bin/sh: a snippet that needed one at run time could not start at all.
+  const shell = await runContainer({ image: image.tag, dockerArgs: ['--entrypoint', '/bin/sh'], args: ['-c', 'true'] });
+  assert.notEqual(shell.code, 0, 'the distroless stand-in must have no shell');
+  await assertStartsFromArchive(t, image.tag, 'runc');
+});

@@ -1,0 +1,85 @@
+'use strict';
+// Test plumbing: copy a fixture app into a temp dir (with the packages it depends
+// on, taken from this repo's node_modules), and run the CLI in-process or as a child.
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawn } = require('child_process');
+
+const REPO = path.join(__dirname, '..', '..');
+const BIN = path.join(REPO, 'bin', 'coldstart.js');
+const REPO_MODULES = path.join(REPO, 'node_modules');
+
+/** Names of every package `names` need, following dependencies (flat npm layout). */
+function dependencyClosure(names) {
+  const seen = new Set();
+  const todo = [...names];
+  while (todo.length) {
+    const name = todo.pop();
+    if (seen.has(name)) continue;
+    const pj = path.join(REPO_MODULES, name, 'package.json');
+    if (!fs.existsSync(pj)) throw new Error(`fixture dependency ${name} is not installed: run npm ci`);
+    seen.add(name);
+    const deps = JSON.parse(fs.readFileSync(pj, 'utf8')).dependencies || {};
+    todo.push(...Object.keys(deps));
+  }
+  return [...seen].sort();
+}
+
+/** Copies fixtures/<name> into a fresh temp dir with its node_modules; returns the dir. */
+function copyFixture(name) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `cs-${name}-`));
+  fs.cpSync(path.join(REPO, 'fixtures', name), dir, { recursive: true });
+  const pj = path.join(dir, 'package.json');
+  const deps = fs.existsSync(pj) ? Object.keys(JSON.parse(fs.readFileSync(pj, 'utf8')).dependencies || {}) : [];
+  for (const dep of dependencyClosure(deps)) {
+    fs.cpSync(path.join(REPO_MODULES, dep), path.join(dir, 'node_modules', dep), { recursive: true });
+  }
+  return dir;
+}
+
+function collector() {
+  let text = '';
+  return { write(chunk) { text += chunk; return true; }, get text() { return text; }, isTTY: false };
+}
+
+/** Runs the CLI in this process; resolves to { code, stdout, stderr }. */
+async function runCli(args, { cwd, env } = {}) {
+  const { run } = require('../../lib/cli.js');
+  const stdout = collector();
+  const stderr = collector();
+  const code = await run(args, { stdout, stderr, cwd, env: env ? { ...process.env, ...env } : undefined });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** Runs bin/coldstart.js as a child process. */
+function spawnCli(args, { cwd, env } = {}) {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c) => { stdout += c; });
+  child.stderr.on('data', (c) => { stderr += c; });
+  const done = new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return { child, done, output: () => ({ stdout, stderr }) };
+}
+
+/** Waits until fn() is truthy or the time is up. */
+async function waitFor(fn, ms = 10000, what = 'condition') {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function isAlive(pid) {
+  try { process.kill(pid, 0); return true; } catch { return false; }
+}
+
+function rm(dir) {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+module.exports = { REPO, BIN, copyFixture, runCli, spawnCli, waitFor, isAlive, rm, dependencyClosure };

@@ -1,0 +1,104 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const net = require('net');
+const path = require('path');
+const { copyFixture, runCli, spawnCli, rm, waitFor } = require('./helpers/app.js');
+
+/** The last stderr line is coldstart's one clear line; nothing was written. */
+function assertFailure(result, code, pattern, dir) {
+  assert.strictEqual(result.code, code, result.stderr);
+  const lines = result.stderr.trim().split('\n');
+  const ours = lines.filter((l) => l.startsWith('coldstart:'));
+  assert.strictEqual(ours.length, 1, `exactly one coldstart line: ${result.stderr}`);
+  assert.strictEqual(lines[lines.length - 1], ours[0], 'it is the last line');
+  assert.match(ours[0], pattern);
+  assert.strictEqual(result.stdout.includes('{'), false, 'no JSON document on failure');
+  if (dir) {
+    const out = path.join(dir, '.coldstart');
+    const left = fs.existsSync(out) ? fs.readdirSync(out) : [];
+    assert.deepStrictEqual(left, [], 'no artifact, not even a temp file');
+  }
+}
+
+test('missing command', async () => {
+  assertFailure(await runCli(['profile']), 2, /missing app command/);
+  assertFailure(await runCli(['profile', '--']), 2, /missing app command/);
+});
+
+test('entry file not found', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    assertFailure(await runCli(['profile', '--', 'node', 'nope.js'], { cwd: dir }), 2, /entry file not found: nope\.js/, dir);
+  } finally { rm(dir); }
+});
+
+test('app crashes before listening: exit code and its error shown', async () => {
+  const dir = copyFixture('crash-before-listen');
+  try {
+    const r = await runCli(['profile', '--json', '--', 'node', 'server.js'], { cwd: dir });
+    assertFailure(r, 1, /failed before listening \(exit code 1\): Error: DATABASE_URL is not set/, dir);
+    assert.match(r.stderr, /crash-before-listen: loading configuration/, 'the app stderr passed through');
+  } finally { rm(dir); }
+});
+
+test('app exits 0 without listening under --until listen', async () => {
+  const dir = copyFixture('exit-without-listen');
+  try {
+    assertFailure(await runCli(['profile', '--', 'node', 'build.js'], { cwd: dir }), 1, /exited \(code 0\) without listening; use --until exit/, dir);
+  } finally { rm(dir); }
+});
+
+test('never listens: the timeout ends it with a clear message', async () => {
+  const dir = copyFixture('never-listens');
+  try {
+    const t = Date.now();
+    assertFailure(await runCli(['profile', '--timeout', '1500ms', '--', 'node', 'server.js'], { cwd: dir }), 1, /did not listen within 1.5s \(--timeout\)/, dir);
+    assert.ok(Date.now() - t < 10000);
+  } finally { rm(dir); }
+});
+
+test('port already in use', async () => {
+  const dir = copyFixture('plain-http');
+  const blocker = net.createServer();
+  await new Promise((r) => blocker.listen(0, '0.0.0.0', r));
+  try {
+    const port = blocker.address().port;
+    assertFailure(await runCli(['profile', '--', 'node', 'server.js'], { cwd: dir, env: { PORT: String(port) } }), 1, /port already in use/, dir);
+  } finally {
+    blocker.close();
+    rm(dir);
+  }
+});
+
+test('unwritable --out', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    fs.writeFileSync(path.join(dir, 'a-file'), '');
+    assertFailure(await runCli(['profile', '--out', 'a-file/sub', '--', 'node', 'server.js'], { cwd: dir }), 2, /cannot write to --out/);
+  } finally { rm(dir); }
+});
+
+test('invalid --interval and --until', async () => {
+  assertFailure(await runCli(['profile', '--interval', 'fast', '--', 'node', 'x.js']), 2, /invalid --interval "fast"/);
+  assertFailure(await runCli(['profile', '--interval', '0', '--', 'node', 'x.js']), 2, /invalid --interval/);
+  assertFailure(await runCli(['profile', '--until', 'forever', '--', 'node', 'x.js']), 2, /invalid --until "forever"/);
+});
+
+test('Ctrl-C during capture writes what was gathered, marked partial, exit 130', async () => {
+  const dir = copyFixture('never-listens');
+  try {
+    const run = spawnCli(['profile', '--', 'node', 'server.js'], { cwd: dir });
+    await waitFor(() => /never-listens: waiting/.test(run.output().stdout), 15000, 'the app to start');
+    await new Promise((r) => setTimeout(r, 200));
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    assert.strictEqual(r.code, 130, r.stderr);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, '.coldstart', 'report.json'), 'utf8'));
+    assert.strictEqual(report.partial, true);
+    assert.ok(report.modules.some((m) => m.file === 'server.js'));
+    assert.ok(fs.statSync(path.join(dir, '.coldstart', 'startup.cpuprofile')).size > 0);
+    assert.match(r.stdout, /partial/);
+  } finally { rm(dir); }
+});

@@ -1,0 +1,130 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const path = require('path');
+const { capture } = require('../lib/capture/capture.js');
+const { copyFixture, runCli, rm } = require('./helpers/app.js');
+
+function assertValidProfile(p) {
+  assert.ok(Array.isArray(p.nodes) && p.nodes.length > 0, 'nodes');
+  assert.strictEqual(typeof p.startTime, 'number');
+  assert.ok(p.endTime > p.startTime, 'endTime after startTime');
+  assert.strictEqual(p.samples.length, p.timeDeltas.length, 'one delta per sample');
+  const ids = new Set(p.nodes.map((n) => n.id));
+  for (const s of p.samples) assert.ok(ids.has(s), `sample ${s} refers to a node`);
+  for (const n of p.nodes) {
+    assert.ok(n.callFrame && typeof n.callFrame.functionName === 'string');
+    for (const c of n.children || []) assert.ok(ids.has(c));
+  }
+}
+
+test('the profile covers process start to the listen moment', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    const r = await capture({ command: ['node', 'server.js'], cwd: dir });
+    assertValidProfile(r.profile);
+    const firstModule = r.modules[0];
+    assert.strictEqual(path.basename(firstModule.file), 'server.js');
+    // Convert the first module's start to the profile clock (µs, monotonic).
+    const firstModuleUs = r.clock.startUs + r.clock.pausedUs + firstModule.startMs * 1000;
+    const firstSampleUs = r.profile.startTime + r.profile.timeDeltas[0];
+    assert.ok(firstSampleUs < firstModuleUs, 'first sample comes before the first user module runs');
+    const afterListenMs = (r.profile.endTime - r.clock.readyUs) / 1000;
+    assert.ok(afterListenMs >= 0 && afterListenMs <= 10, `profile ends within 10 ms after listen (was ${afterListenMs} ms)`);
+    assert.ok(r.readyAt > 0 && r.readyAt < 30000);
+    assert.strictEqual(r.until, 'listen');
+    assert.strictEqual(r.partial, false);
+    assert.ok(r.address && r.address.port > 0, 'listen address recorded');
+  } finally {
+    rm(dir);
+  }
+});
+
+test('a module that busy-waits 50 ms is reported at 50 ± 5 ms self time, inside its parent', async () => {
+  const dir = copyFixture('slow-require');
+  try {
+    const r = await capture({ command: ['node', 'server.js'], cwd: dir, profile: false });
+    const slow = r.modules.find((m) => m.file.endsWith('slow.js'));
+    const server = r.modules.find((m) => m.file.endsWith('server.js'));
+    assert.ok(slow && server);
+    assert.ok(Math.abs(slow.selfMs - 50) <= 5, `self ${slow.selfMs} ms`);
+    assert.strictEqual(slow.parent, server.file);
+    assert.ok(server.inclusiveMs >= slow.inclusiveMs, 'parent inclusive contains the child');
+    assert.ok(server.selfMs < server.inclusiveMs - 45, 'the child is not counted in the parent self time');
+  } finally {
+    rm(dir);
+  }
+});
+
+test('profile writes a cpuprofile, the startup file list and report.json; packages add up', async () => {
+  const dir = copyFixture('express-app');
+  try {
+    const { code, stdout, stderr } = await runCli(['profile', '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(code, 0, stderr);
+    const out = path.join(dir, '.coldstart');
+    const profile = JSON.parse(fs.readFileSync(path.join(out, 'startup.cpuprofile'), 'utf8'));
+    assertValidProfile(profile);
+    const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+    for (const key of ['readyAt', 'until', 'partial', 'node', 'modules', 'packages', 'files', 'bytes']) assert.ok(key in report, key);
+    assert.strictEqual(report.node, process.version);
+    assert.strictEqual(report.files, fs.readFileSync(path.join(out, 'startup-files.txt'), 'utf8').trim().split('\n').length);
+    const sum = report.packages.reduce((s, p) => s + p.inclusiveMs, 0);
+    assert.ok(sum <= report.readyAt, `packages ${sum} ms <= readyAt ${report.readyAt} ms`);
+    // Node's own bootstrap runs before any module: the rest is mostly module loading.
+    const afterBootstrap = report.readyAt - report.modules[0].startMs;
+    assert.ok(sum >= 0.5 * afterBootstrap, `packages ${sum} ms account for most of ${afterBootstrap} ms`);
+    assert.ok(report.packages.some((p) => p.name === 'express' && p.modules > 1));
+    const cats = report.categories;
+    for (const k of ['resolve', 'read', 'compile', 'execute', 'other']) assert.ok(typeof cats[k] === 'number', k);
+    // The summary tells where things are and how to open them.
+    assert.match(stdout, /ready \(listening\) after/);
+    assert.match(stdout, /Top packages/);
+    assert.match(stdout, /startup\.cpuprofile/);
+    assert.match(stdout, /speedscope/);
+    // The app's own output passes through.
+    assert.match(stdout, /express-app listening on/);
+  } finally {
+    rm(dir);
+  }
+});
+
+test('--json prints exactly one JSON document on stdout', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    const { code, stdout, stderr } = await runCli(['profile', '--json', '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(code, 0, stderr);
+    const doc = JSON.parse(stdout);
+    assert.strictEqual(doc.until, 'listen');
+  } finally {
+    rm(dir);
+  }
+});
+
+test('--until exit profiles a script that ends by itself', async () => {
+  const dir = copyFixture('exit-without-listen');
+  try {
+    const { code, stdout, stderr } = await runCli(['profile', '--until', 'exit', '--json', '--', 'node', 'build.js'], { cwd: dir });
+    assert.strictEqual(code, 0, stderr);
+    const doc = JSON.parse(stdout);
+    assert.strictEqual(doc.until, 'exit');
+    assert.strictEqual(doc.exitCode, 0);
+    assert.ok(doc.modules.some((m) => m.file === 'build.js'));
+  } finally {
+    rm(dir);
+  }
+});
+
+test('--until <duration> stops at a fixed time for an app that never listens', async () => {
+  const dir = copyFixture('never-listens');
+  try {
+    const { code, stdout, stderr } = await runCli(['profile', '--until', '700ms', '--json', '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(code, 0, stderr);
+    const doc = JSON.parse(stdout);
+    assert.strictEqual(doc.until, '700ms');
+    assert.strictEqual(doc.partial, false);
+    assert.ok(doc.readyAt >= 300, `readyAt ${doc.readyAt}`);
+  } finally {
+    rm(dir);
+  }
+});

@@ -1,0 +1,57 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const path = require('path');
+const { copyFixture, runCli, rm, isAlive, waitFor } = require('./helpers/app.js');
+
+test('npm start: the server process is profiled and nothing outlives the command', async () => {
+  const dir = copyFixture('npm-start');
+  const pidFile = path.join(dir, 'server.pid');
+  try {
+    const { code, stdout, stderr } = await runCli(['profile', '--json', '--', 'npm', 'start'], { cwd: dir, env: { PID_FILE: pidFile } });
+    assert.strictEqual(code, 0, stderr);
+    const report = JSON.parse(stdout);
+    const serverPid = Number(fs.readFileSync(pidFile, 'utf8'));
+    assert.strictEqual(report.pid, serverPid, 'the process that listened is the one profiled');
+    assert.ok(report.modules.some((m) => m.file === 'server.js'));
+    assert.ok(!report.modules.some((m) => /npm-cli|node_modules\/npm\//.test(m.file)), 'npm itself is not profiled');
+    await waitFor(() => !isAlive(serverPid), 5000, 'server to end');
+  } finally {
+    rm(dir);
+  }
+});
+
+test('a parent that forks the server: the child is profiled, parent and child are ended', async () => {
+  const dir = copyFixture('fork-app');
+  const pidFile = path.join(dir, 'server.pid');
+  try {
+    const { code, stdout, stderr } = await runCli(['profile', '--json', '--', 'node', 'launcher.js'], { cwd: dir, env: { PID_FILE: pidFile } });
+    assert.strictEqual(code, 0, stderr);
+    const report = JSON.parse(stdout);
+    const childPid = Number(fs.readFileSync(pidFile, 'utf8'));
+    const parentPid = Number(fs.readFileSync(pidFile + '.parent', 'utf8'));
+    assert.strictEqual(report.pid, childPid);
+    assert.ok(report.modules.some((m) => m.file === 'server.js'));
+    await waitFor(() => !isAlive(childPid) && !isAlive(parentPid), 5000, 'tree to end');
+  } finally {
+    rm(dir);
+  }
+});
+
+test('--keep-running leaves the app up (and it still serves)', async () => {
+  const dir = copyFixture('plain-http');
+  let pid;
+  try {
+    const { code, stdout, stderr } = await runCli(['profile', '--json', '--keep-running', '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(code, 0, stderr);
+    const report = JSON.parse(stdout);
+    pid = report.pid;
+    assert.ok(isAlive(pid), 'still running');
+    const res = await fetch(`http://127.0.0.1:${report.address.port}/`);
+    assert.strictEqual(await res.text(), 'ok\n');
+  } finally {
+    if (pid) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+    rm(dir);
+  }
+});

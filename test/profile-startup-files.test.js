@@ -1,0 +1,72 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawn } = require('child_process');
+const { copyFixture, runCli, rm } = require('./helpers/app.js');
+
+function startAndWaitForListen(cwd, pattern, ms = 15000) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['server.js'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no listen: ${out}`)); }, ms);
+    const onData = (c) => {
+      out += c;
+      if (pattern.test(out)) { clearTimeout(timer); child.kill('SIGKILL'); resolve(out); }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => { if (!pattern.test(out)) { clearTimeout(timer); reject(new Error(`exited ${code}: ${out}`)); } });
+  });
+}
+
+test('startup-files.txt lists express and its package.json files; those files alone start the app', async () => {
+  const dir = copyFixture('express-app');
+  const bare = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-only-startup-'));
+  try {
+    const { code, stderr } = await runCli(['profile', '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(code, 0, stderr);
+    const list = fs.readFileSync(path.join(dir, '.coldstart', 'startup-files.txt'), 'utf8').trim().split('\n');
+    assert.deepStrictEqual(list, [...list].sort(), 'sorted');
+    for (const f of ['server.js', 'config.json', 'package.json', 'node_modules/express/index.js',
+      'node_modules/express/package.json', 'node_modules/express/lib/application.js']) {
+      assert.ok(list.includes(f), `${f} listed`);
+    }
+    assert.ok(list.every((f) => !path.isAbsolute(f) && !f.startsWith('..')), 'relative to the root');
+    // Far fewer files than the installed tree: README, tests, docs are not needed.
+    assert.ok(!list.some((f) => /README|\.md$/i.test(f)), 'no docs listed');
+
+    for (const f of list) {
+      fs.mkdirSync(path.join(bare, path.dirname(f)), { recursive: true });
+      fs.copyFileSync(path.join(dir, f), path.join(bare, f));
+    }
+    const out = await startAndWaitForListen(bare, /express-app listening on \d+/);
+    assert.match(out, /listening/);
+  } finally {
+    rm(dir);
+    rm(bare);
+  }
+});
+
+test('files read outside the root are reported, not listed', async () => {
+  const dir = copyFixture('plain-http');
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-outside-'));
+  try {
+    const secret = path.join(outside, 'secret.txt');
+    fs.writeFileSync(secret, 'token');
+    fs.writeFileSync(path.join(dir, 'package.json'), '{"name":"reads-outside"}');
+    fs.writeFileSync(path.join(dir, 'app.js'), `require('fs').readFileSync(${JSON.stringify(secret)}); require('./server.js');\n`);
+    const { code, stdout, stderr } = await runCli(['profile', '--json', '--', 'node', 'app.js'], { cwd: dir });
+    assert.strictEqual(code, 0, stderr);
+    const report = JSON.parse(stdout);
+    assert.ok(report.outsideRoot.includes(secret), 'reported as outside the root');
+    const list = fs.readFileSync(path.join(dir, '.coldstart', 'startup-files.txt'), 'utf8');
+    assert.ok(!list.includes('secret'), 'not listed');
+    assert.match(list, /^app\.js$/m);
+  } finally {
+    rm(dir);
+    rm(outside);
+  }
+});
