@@ -25,7 +25,38 @@ function shouldRun() {
   return require('fs').existsSync(CHANNEL);
 }
 
-if (shouldRun()) start();
+if (shouldRun()) {
+  if (process.env.COLDSTART_TIMING === '1') startTimingOnly();
+  else start();
+}
+
+// Benchmarks only need the ready moment: no inspector, no hooks, one file write.
+function startTimingOnly() {
+  const until = process.env.COLDSTART_UNTIL || 'listen';
+  let done = false;
+  const report = (reason, extra) => {
+    if (done) return;
+    done = true;
+    const readyAt = performance.now();
+    const fs = require('fs');
+    const file = require('path').join(CHANNEL, `${process.pid}.ready.json`);
+    try {
+      fs.writeFileSync(file + '.tmp', JSON.stringify({ pid: process.pid, reason, readyAt, ...extra }));
+      fs.renameSync(file + '.tmp', file);
+    } catch { /* the CLI is gone */ }
+  };
+  globalThis[KEY] = { timingOnly: true };
+  if (until === 'listen') {
+    const net = require('net');
+    const origEmit = net.Server.prototype.emit;
+    net.Server.prototype.emit = function coldstartEmit(event) {
+      if (event === 'listening') report('listen');
+      return origEmit.apply(this, arguments);
+    };
+  } else if (until === 'exit') {
+    process.on('exit', (code) => report('exit', { exitCode: code }));
+  }
+}
 
 function start() {
   const fs = require('fs');

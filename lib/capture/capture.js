@@ -28,6 +28,7 @@ const { CommandError } = require('../errors.js');
  * @property {NodeJS.WritableStream} [stderr]
  * @property {AbortSignal} [signal]    abort = stop now and return a partial result
  * @property {AbortSignal} [force]     abort = kill the app now, return nothing
+ * @property {boolean} [timingOnly]    only the ready moment (benchmarks): no inspector, no module data
  */
 
 /**
@@ -56,6 +57,7 @@ async function capture(options, events = new EventEmitter()) {
     resolveOutcome(value);
   };
 
+  const spawnedAt = process.hrtime.bigint();
   const proc = launch({
     command,
     cwd,
@@ -63,6 +65,7 @@ async function capture(options, events = new EventEmitter()) {
     channel,
     until: until.mode === 'exit' ? 'exit' : until.mode === 'listen' ? 'listen' : 'none',
     esm: options.esm,
+    timingOnly: options.timingOnly,
     stdout: options.stdout,
     stderr: options.stderr,
   });
@@ -72,6 +75,7 @@ async function capture(options, events = new EventEmitter()) {
   const seen = new Set();
   const onAnnounce = (name) => {
     if (!name || !name.endsWith('.json') || seen.has(name)) return;
+    if (name.endsWith('.ready.json')) return onReadyFile(name);
     let announce;
     try {
       announce = JSON.parse(fs.readFileSync(path.join(channel, name), 'utf8'));
@@ -91,11 +95,28 @@ async function capture(options, events = new EventEmitter()) {
       if (settled) session.resume().then(() => session.close());
     }, (err) => events.emit('warning', { code: 'ATTACH_FAILED', message: `could not attach to pid ${announce.pid}: ${err.message}` }));
   };
+  const onReadyFile = (name) => {
+    let payload;
+    try {
+      payload = JSON.parse(fs.readFileSync(path.join(channel, name), 'utf8'));
+    } catch {
+      return;
+    }
+    seen.add(name);
+    pids.add(payload.pid);
+    settle({ type: 'ready-file', payload, outsideMs: Number(process.hrtime.bigint() - spawnedAt) / 1e6 });
+  };
   const watcher = fs.watch(channel, (_, name) => onAnnounce(name));
   // fs.watch can coalesce events: a slow scan makes sure no announcement is lost.
   const scan = setInterval(() => { for (const n of fs.readdirSync(channel)) onAnnounce(n); }, 50);
 
-  proc.done.then((exit) => settle({ type: 'exit', exit }));
+  proc.done.then((exit) => {
+    // A ready file written in the app's exit handler may not have been seen yet.
+    if (!settled) {
+      try { for (const n of fs.readdirSync(channel)) onAnnounce(n); } catch { /* removed */ }
+    }
+    settle({ type: 'exit', exit });
+  });
   const timers = [];
   if (until.mode === 'duration') {
     timers.push(setTimeout(() => settle({ type: 'duration' }), until.ms));
@@ -139,6 +160,13 @@ async function capture(options, events = new EventEmitter()) {
 
   async function finishCapture(what) {
     if (forced) throw new CommandError('interrupted', { exitCode: 130 });
+    if (what.type === 'ready-file') {
+      return {
+        command, cwd, node: process.version, until: untilLabel(), partial: false, timingOnly: true,
+        pid: what.payload.pid, readyAt: what.payload.readyAt, outsideMs: what.outsideMs,
+        exitCode: what.payload.exitCode,
+      };
+    }
     if (what.type === 'ready') {
       events.emit('ready', what.payload);
       const cpuProfile = profile ? await what.session.stopProfile() : null;
@@ -171,6 +199,10 @@ async function capture(options, events = new EventEmitter()) {
     throw crashError(exit, proc.stderrTail(), until.mode === 'exit' ? 'before its exit could be recorded' : 'before listening');
   }
 
+  function untilLabel() {
+    return until.mode === 'duration' ? `${until.ms}ms` : until.mode;
+  }
+
   function firstSession() {
     const list = [...sessions.values()].filter((s) => !s.closed);
     list.sort((a, b) => a.announce.startUs - b.announce.startUs);
@@ -187,7 +219,7 @@ async function capture(options, events = new EventEmitter()) {
       root,
       node: process.version,
       appNode: payload.nodeVersion || null,
-      until: until.mode === 'duration' ? `${until.ms}ms` : until.mode,
+      until: untilLabel(),
       reason: payload.reason,
       readyAt: payload.readyAt,
       attachMs: payload.waitMs,

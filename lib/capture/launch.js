@@ -58,6 +58,7 @@ function launch(opts) {
     COLDSTART_UNTIL: opts.until,
   };
   if (opts.esm) env.COLDSTART_ESM = opts.esm;
+  if (opts.timingOnly) env.COLDSTART_TIMING = '1';
 
   const child = spawn(opts.command[0], opts.command.slice(1), {
     cwd: opts.cwd,
