@@ -1,0 +1,116 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawn, execFileSync } = require('child_process');
+const { copyFixture, runCli, rm } = require('./helpers/app.js');
+
+function listenIn(cwd, args, pattern, ms = 15000) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no listen: ${out}`)); }, ms);
+    const onData = (c) => {
+      out += c;
+      if (pattern.test(out)) { clearTimeout(timer); child.kill('SIGKILL'); resolve(out); }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => { if (!pattern.test(out)) { clearTimeout(timer); reject(new Error(`exited ${code}: ${out}`)); } });
+  });
+}
+
+async function packAndRunAlone(fixture, entry, pattern) {
+  const dir = copyFixture(fixture);
+  const empty = fs.mkdtempSync(path.join(os.tmpdir(), `cs-unpacked-${fixture}-`));
+  const tar = path.join(os.tmpdir(), `cs-${fixture}-${process.pid}.tar`);
+  try {
+    const r = await runCli(['pack', '--json', '--out', tar, '--', 'node', entry], { cwd: dir });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const summary = JSON.parse(r.stdout);
+    assert.ok(summary.files > 0 && summary.bytes > 0);
+    assert.ok(summary.files <= summary.tree.files);
+    execFileSync('tar', ['-xf', tar, '-C', empty]);
+    await listenIn(empty, [entry], pattern);
+    return summary;
+  } finally {
+    rm(dir);
+    rm(empty);
+    rm(tar);
+  }
+}
+
+test('pack express: the tar alone, extracted into an empty directory, starts the app', async () => {
+  const summary = await packAndRunAlone('express-app', 'server.js', /express-app listening on \d+/);
+  assert.ok(summary.files < summary.tree.files / 2, `packs a fraction of the tree (${summary.files} of ${summary.tree.files})`);
+});
+
+test('pack ESM (with an fs-read settings file): the tar alone starts the app', async () => {
+  await packAndRunAlone('esm-app', 'index.js', /esm-app listening on \d+/);
+});
+
+test('two packs of the same app are byte-identical', async () => {
+  const dir = copyFixture('express-app');
+  try {
+    const a = path.join(dir, 'a.tar');
+    const b = path.join(dir, 'b.tar');
+    assert.strictEqual((await runCli(['pack', '-q', '--out', a, '--', 'node', 'server.js'], { cwd: dir })).code, 0);
+    assert.strictEqual((await runCli(['pack', '-q', '--out', b, '--', 'node', 'server.js'], { cwd: dir })).code, 0);
+    assert.ok(fs.readFileSync(a).equals(fs.readFileSync(b)));
+    const listing = execFileSync('tar', ['-tvf', a], { encoding: 'utf8' }).trim().split('\n');
+    assert.ok(listing.every((l) => / 0\/0 /.test(l) || /root\/root/.test(l)), 'owner normalised');
+    assert.ok(!listing.some((l) => /a\.tar|b\.tar/.test(l)));
+  } finally { rm(dir); }
+});
+
+test('files read outside the root are never packed and are listed in the summary', async () => {
+  const dir = copyFixture('plain-http');
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-secrets-'));
+  try {
+    const secret = path.join(outside, 'token');
+    fs.writeFileSync(secret, 'hunter2');
+    fs.writeFileSync(path.join(dir, 'package.json'), '{"name":"reads-secret"}');
+    fs.writeFileSync(path.join(dir, 'app.js'), `require('fs').readFileSync(${JSON.stringify(secret)}); require('./server.js');\n`);
+    const tar = path.join(dir, 'startup.tar');
+    const r = await runCli(['pack', '--out', tar, '--', 'node', 'app.js'], { cwd: dir });
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stdout, /not packed, outside the root/);
+    assert.ok(r.stdout.includes(secret));
+    const listing = execFileSync('tar', ['-tf', tar], { encoding: 'utf8' });
+    assert.ok(!listing.includes('token'));
+    assert.match(listing, /^app\.js$/m);
+  } finally { rm(dir); rm(outside); }
+});
+
+test('--manifest packs a saved list; entries escaping the root are refused', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    fs.writeFileSync(path.join(dir, 'list.txt'), '# startup files\nserver.js\n../../etc/passwd\n/etc/hostname\n');
+    const tar = path.join(dir, 's.tar');
+    const r = await runCli(['pack', '--json', '--manifest', 'list.txt', '--out', tar], { cwd: dir });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const s = JSON.parse(r.stdout);
+    assert.strictEqual(s.files, 1);
+    assert.deepStrictEqual(s.outsideRoot.sort(), ['../../etc/passwd', '/etc/hostname']);
+    assert.deepStrictEqual(execFileSync('tar', ['-tf', tar], { encoding: 'utf8' }).trim().split('\n'), ['server.js']);
+  } finally { rm(dir); }
+});
+
+test('pack bad input: app that crashes, missing manifest, both manifest and command', async () => {
+  const dir = copyFixture('crash-before-listen');
+  try {
+    const tar = path.join(dir, 'x.tar');
+    let r = await runCli(['pack', '--out', tar, '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(r.code, 1);
+    assert.match(r.stderr.trim().split('\n').pop(), /^coldstart: the app failed before listening/);
+    assert.ok(!fs.existsSync(tar));
+    r = await runCli(['pack', '--manifest', 'nope.txt', '--out', tar], { cwd: dir });
+    assert.strictEqual(r.code, 2);
+    assert.match(r.stderr, /cannot read --manifest/);
+    r = await runCli(['pack', '--manifest', 'nope.txt', '--out', tar, '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(r.code, 2);
+    assert.deepStrictEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.tar') || f.includes('.tmp')), []);
+  } finally { rm(dir); }
+});
