@@ -4,7 +4,7 @@
 const yargs = require('yargs/yargs');
 const { isExpected, UsageError } = require('./errors.js');
 
-const COMMANDS = ['profile', 'pack', 'fixture', 'bench', 'bundle', 'view', 'diff', 'check', 'dockerfile'];
+const COMMANDS = ['profile', 'pack', 'start', 'fixture', 'bench', 'bundle', 'view', 'diff', 'check', 'dockerfile'];
 
 function loadCommands() {
   const out = [];

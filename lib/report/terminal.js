@@ -72,7 +72,7 @@ function renderProfileSummary(report, opts = {}) {
   if (a.html) lines.push(`  ${a.html}`);
   if (a.profile) {
     lines.push('', c.dim('Open the profile: Chrome DevTools > Performance > Load profile, or'),
-      c.dim(`  npx coldstart view ${a.profile}   (speedscope; also: npx speedscope ${a.profile})`));
+      c.dim(`  npx speedscope ${a.profile}   (speedscope reads .cpuprofile files directly)`));
   }
   return lines.join('\n') + '\n';
 }
