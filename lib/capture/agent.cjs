@@ -79,6 +79,7 @@ function start() {
     builtins: new Set(),
     reads: new Map(), // path -> how it was read
     esm: [],
+    resolutions: [],
     stack: [],
     lastResolve: null,
     esmPort: null,
@@ -115,11 +116,16 @@ function start() {
 
   // 2. CommonJS: time resolve and load of every module, with a stack for self time.
   const origResolve = Module._resolveFilename;
-  Module._resolveFilename = function coldstartResolve(request) {
+  Module._resolveFilename = function coldstartResolve(request, parent, isMain, options) {
     if (!state.recording) return origResolve.apply(this, arguments);
     const t = hrNow();
     const filename = origResolve.apply(this, arguments);
     state.lastResolve = { filename, us: hrNow() - t };
+    // (requesting directory, request) -> file: what `start --mode memory` replays without stats.
+    if (parent && options === undefined && typeof request === 'string' && path.isAbsolute(filename)) {
+      const from = parent.path || (parent.filename && path.dirname(parent.filename));
+      if (from) state.resolutions.push([from, request, filename]);
+    }
     return filename;
   };
 
@@ -290,6 +296,7 @@ function start() {
         };
       }),
       builtins: [...state.builtins].sort(),
+      resolutions: state.resolutions,
       reads: [...state.reads].map(([p, via]) => ({ path: p, via })),
     };
   }

@@ -124,7 +124,23 @@ function collectFiles(payload, root) {
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   outsideRoot.sort();
-  return { modules, files, outsideRoot };
+  return { modules, files, outsideRoot, resolutions: rootResolutions(payload.resolutions, root) };
+}
+
+/** Resolutions whose directory and target are inside the root, root-relative, deduplicated. */
+function rootResolutions(list, root) {
+  const seen = new Set();
+  const out = [];
+  for (const [from, request, to] of list || []) {
+    const relFrom = from === root ? '.' : relativeInside(root, from);
+    const relTo = relativeInside(root, to);
+    if (relFrom === null || relTo === null) continue;
+    const key = `${relFrom}\0${request}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push([relFrom, request, relTo]);
+  }
+  return out;
 }
 
 module.exports = { collectFiles, findRoot, packageDir };

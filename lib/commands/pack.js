@@ -21,6 +21,7 @@ module.exports = {
     let listed;
     let outsideRoot = [];
     let readyAt = null;
+    let extraEntries = [];
 
     if (argv.manifest) {
       if (argv.appCommand.length) throw new UsageError('give either --manifest or an app command, not both');
@@ -52,6 +53,7 @@ module.exports = {
       if (result.partial) throw new CommandError('interrupted: nothing packed', { exitCode: 130 });
       root = result.root;
       listed = result.files.map((f) => f.path);
+      extraEntries = [startupIndexEntry(result)];
       outsideRoot = result.outsideRoot;
       readyAt = result.readyAt;
     }
@@ -66,7 +68,7 @@ module.exports = {
     const { writeArchive } = require('../pack/archive.js');
     let written;
     try {
-      written = writeArchive({ root, files, out });
+      written = writeArchive({ root, files, out, extraEntries });
     } catch (err) {
       if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'ENOTDIR' || err.code === 'EROFS') {
         throw new UsageError(`cannot write --out ${out}: ${err.code}`);
@@ -94,6 +96,34 @@ module.exports = {
     return 0;
   },
 };
+
+/** The index `start --mode memory` reads: resolutions and module formats. */
+function startupIndexEntry(result) {
+  const fs = require('fs');
+  const { buildStartupIndex, INDEX_PATH } = require('../pack/startup-index.js');
+  const { relativeInside } = require('../capture/module-records.js');
+  const scopeCache = new Map();
+  const scopeTypeOf = (file) => {
+    let dir = path.dirname(file);
+    const seen = [];
+    let type = 'commonjs';
+    for (;;) {
+      if (scopeCache.has(dir)) { type = scopeCache.get(dir); break; }
+      seen.push(dir);
+      try {
+        type = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).type || 'commonjs';
+        break;
+      } catch { /* no readable package.json here: look further up */ }
+      const up = path.dirname(dir);
+      if (up === dir || path.basename(dir) === 'node_modules') break;
+      dir = up;
+    }
+    for (const d of seen) scopeCache.set(d, type);
+    return type;
+  };
+  const index = buildStartupIndex(result, scopeTypeOf, (f) => relativeInside(result.root, f));
+  return { path: INDEX_PATH, data: Buffer.from(JSON.stringify(index)) };
+}
 
 function renderPackSummary(s) {
   const { size } = require('../report/terminal.js');

@@ -79,8 +79,8 @@ function loadArchive(options, cwd, started) {
     warn('no --archive given; starting the app without it');
     return cwd;
   }
-  if (options.mode !== 'extract') {
-    warn(`unknown --mode ${options.mode} (supported: extract)${fallback}`);
+  if (options.mode !== 'extract' && options.mode !== 'memory') {
+    warn(`unknown --mode ${options.mode} (supported: memory, extract)${fallback}`);
     return cwd;
   }
   let buffer;
@@ -90,6 +90,11 @@ function loadArchive(options, cwd, started) {
     const reason = err.code === 'ENOENT' ? `archive not found: ${options.archive}`
       : `cannot read archive ${options.archive}: ${err.message}`;
     warn(reason + fallback);
+    return cwd;
+  }
+  if (options.mode === 'memory') {
+    const { loadIntoMemory } = require('./memory-start.js');
+    loadIntoMemory(buffer, { root: cwd, archive: options.archive, verify: options.verify, quiet: options.quiet, started, warn, writeLine });
     return cwd;
   }
   const into = options.into ? path.resolve(cwd, options.into) : cwd;
@@ -122,7 +127,7 @@ class StartUsageError extends Error {}
  *   warnings: string[], app: object}}
  */
 function parseStartArgs(argv) {
-  const options = { mode: 'extract', quiet: false, help: false, warnings: [] };
+  const options = { mode: 'extract', verify: 'size', quiet: false, help: false, warnings: [] };
   let i = 0;
   const valueOf = (name, inline) => {
     if (inline !== undefined) return inline;
@@ -143,6 +148,7 @@ function parseStartArgs(argv) {
     if (name === '--archive') options.archive = valueOf(name, inline);
     else if (name === '--into') options.into = valueOf(name, inline);
     else if (name === '--mode') options.mode = valueOf(name, inline);
+    else if (name === '--verify') options.verify = valueOf(name, inline) === 'none' ? 'none' : 'size';
     else if (name === '--quiet' || name === '-q') options.quiet = true;
     else if (name === '--help' || name === '-h') options.help = true;
     else options.warnings.push(`unknown start option ${word} ignored`);
@@ -216,4 +222,4 @@ function writeLine(fd, line) {
   }
 }
 
-module.exports = { main, parseStartArgs };
+module.exports = { main, parseStartArgs, formatBytes };

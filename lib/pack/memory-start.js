@@ -1,0 +1,47 @@
+'use strict';
+// The memory mode of `coldstart start`: index the archive (already read with one
+// read), check it was made for this Node, and install the in-memory loader.
+const { readTarEntries } = require('./tar-reader.js');
+const { INDEX_PATH, INDEX_VERSION } = require('./startup-index.js');
+
+/**
+ * Never throws: any problem is one warning and the app starts from disk.
+ * @returns {boolean} whether the loader was installed
+ */
+function loadIntoMemory(buffer, { root, archive, verify, quiet, started, warn, writeLine }) {
+  const files = new Map();
+  let index = null;
+  let bytes = 0;
+  try {
+    for (const entry of readTarEntries(buffer)) {
+      if (entry.type !== 'file') continue;
+      const name = entry.path.replace(/^(\.\/)+/, ''); // archives re-made with `tar -C dir .`
+      if (name === INDEX_PATH) {
+        index = JSON.parse(entry.data.toString('utf8'));
+        continue;
+      }
+      if (name.startsWith('/') || name.split('/').includes('..')) continue; // never outside the root
+      files.set(name, entry.data);
+      bytes += entry.data.length;
+    }
+  } catch (err) {
+    warn(`cannot read archive ${archive}: ${err.message}; starting the app without it`);
+    return false;
+  }
+  if (index && (index.version !== INDEX_VERSION || index.node !== process.version || index.arch !== process.arch)) {
+    warn(`${archive} was packed with Node ${index.node} (${index.arch}), this is ${process.version} (${process.arch}); starting the app without it (re-run coldstart pack)`);
+    return false;
+  }
+  if (!index) warn(`${archive} has no startup index (packed from a --manifest?): sources come from memory, resolution from disk`);
+  const { installMemoryLoader } = require('./memory-loader.js');
+  installMemoryLoader({ root, files, index, verify, warn });
+  if (!quiet) {
+    const { formatBytes } = require('./launcher.js');
+    const ms = Math.round(performance.now() - started);
+    const resolutions = index ? index.resolutions.length : 0;
+    writeLine(2, `coldstart: serving ${files.size} files, ${formatBytes(bytes)} from memory (${resolutions} resolutions) in ${ms} ms`);
+  }
+  return true;
+}
+
+module.exports = { loadIntoMemory };

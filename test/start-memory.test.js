@@ -1,0 +1,128 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawn, spawnSync } = require('child_process');
+const { copyFixture, runCli, rm, BIN } = require('./helpers/app.js');
+
+const EXIT_ON_LISTEN = path.join(os.tmpdir(), `cs-exit-on-listen-${process.pid}.js`);
+fs.writeFileSync(EXIT_ON_LISTEN, `const net = require('net'); const emit = net.Server.prototype.emit;
+net.Server.prototype.emit = function (ev) { if (ev === 'listening') setImmediate(() => process.exit(0)); return emit.apply(this, arguments); };\n`);
+test.after(() => fs.rmSync(EXIT_ON_LISTEN, { force: true }));
+
+async function packed(fixture, entry) {
+  const dir = copyFixture(fixture);
+  const tar = path.join(dir, '.startup.tar');
+  const r = await runCli(['pack', '-q', '--out', tar, '--', 'node', entry], { cwd: dir });
+  assert.strictEqual(r.code, 0, r.stderr);
+  return { dir, tar };
+}
+
+function startUntilListen(dir, args, pattern, ms = 15000) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'start', ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no listen: ${out}`)); }, ms);
+    const onData = (c) => {
+      out += c;
+      if (pattern.test(out)) { clearTimeout(timer); child.kill('SIGKILL'); resolve(out); }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => { if (!pattern.test(out)) { clearTimeout(timer); reject(new Error(`exited ${code}: ${out}`)); } });
+  });
+}
+
+test('--mode memory: express starts with modules served from the archive', async () => {
+  const { dir, tar } = await packed('express-app', 'server.js');
+  try {
+    const out = await startUntilListen(dir, ['--archive', tar, '--mode', 'memory', '--', 'node', 'server.js'], /express-app listening on \d+/);
+    assert.match(out, /coldstart: serving \d+ files, .* from memory \(\d+ resolutions\)/);
+    assert.doesNotMatch(out, /warning/);
+  } finally { rm(dir); }
+});
+
+test('--mode memory keeps module identity: __filename, require.cache keys, require.resolve, module.paths', async () => {
+  const dir = copyFixture('express-app');
+  try {
+    fs.writeFileSync(path.join(dir, 'probe.js'), `'use strict';
+const express = require('express');
+const fs = require('fs');
+const file = require.resolve('express');
+const info = { filename: __filename, dirname: __dirname, main: require.main === module,
+  resolved: file, cached: Object.keys(require.cache).includes(file),
+  paths: module.paths[0], stack: new Error('x').stack.split('\\n')[1].trim() };
+fs.writeFileSync(process.env.OUT, JSON.stringify(info));
+require('http').createServer().listen(0, function () { console.log('probe listening'); });
+`);
+    const tar = path.join(dir, '.s.tar');
+    const r = await runCli(['pack', '-q', '--out', tar, '--', 'node', 'probe.js'], { cwd: dir, env: { OUT: path.join(dir, 'pack.json') } });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const plainOut = path.join(dir, 'plain.json');
+    const memOut = path.join(dir, 'mem.json');
+    spawnSync(process.execPath, ['-r', EXIT_ON_LISTEN, 'probe.js'], { cwd: dir, env: { ...process.env, OUT: plainOut } });
+    spawnSync(process.execPath, [BIN, 'start', '-q', '--archive', tar, '--mode', 'memory', '--', 'node', '-r', EXIT_ON_LISTEN, 'probe.js'], { cwd: dir, env: { ...process.env, OUT: memOut } });
+    assert.deepStrictEqual(JSON.parse(fs.readFileSync(memOut, 'utf8')), JSON.parse(fs.readFileSync(plainOut, 'utf8')));
+  } finally { rm(dir); }
+});
+
+function fileSyscalls(cwd, args) {
+  const log = path.join(cwd, `.strace-${Math.random().toString(16).slice(2)}`);
+  const r = spawnSync('strace', ['-f', '-c', '-o', log, process.execPath, ...args], { cwd, encoding: 'utf8' });
+  assert.strictEqual(r.status, 0, r.stderr);
+  const text = fs.readFileSync(log, 'utf8');
+  let n = 0;
+  for (const line of text.split('\n')) {
+    const m = /^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(statx|stat|lstat|newfstatat|openat|open|read|pread64|close|readlink)$/.exec(line);
+    if (m) n += Number(m[1]);
+  }
+  return n;
+}
+
+const hasStrace = spawnSync('strace', ['-V']).status === 0;
+test('--mode memory makes far fewer file syscalls than a plain start', { skip: !hasStrace && !process.env.CI ? 'SKIPPED: strace is not installed' : false }, async () => {
+  const { dir, tar } = await packed('express-app', 'server.js');
+  try {
+    const plain = fileSyscalls(dir, ['-r', EXIT_ON_LISTEN, 'server.js']);
+    const memory = fileSyscalls(dir, [BIN, 'start', '-q', '--archive', tar, '--mode', 'memory', '--', 'node', '-r', EXIT_ON_LISTEN, 'server.js']);
+    assert.ok(memory < plain * 0.4, `memory ${memory} file syscalls vs plain ${plain}`);
+  } finally { rm(dir); }
+});
+
+test('--mode memory: a file changed after packing is read from disk, with one warning', async () => {
+  const { dir, tar } = await packed('express-app', 'server.js');
+  try {
+    fs.writeFileSync(path.join(dir, 'config.json'), '{ "name": "changed-after-pack" }');
+    const out = await startUntilListen(dir, ['--archive', tar, '--mode', 'memory', '--', 'node', 'server.js'], /express-app listening/);
+    assert.strictEqual((out.match(/warning: config\.json differs from the archive/g) || []).length, 1, out);
+  } finally { rm(dir); }
+});
+
+test('--mode memory: an archive from another Node version is ignored with a warning', async () => {
+  const { dir, tar } = await packed('plain-http', 'server.js');
+  try {
+    // Rewrite the index entry's Node version, keeping the tar valid.
+    const extracted = path.join(dir, 'x');
+    fs.mkdirSync(extracted);
+    spawnSync('tar', ['-xf', tar, '-C', extracted]);
+    const indexFile = path.join(extracted, '.coldstart', 'startup-index.json');
+    const index = JSON.parse(fs.readFileSync(indexFile, 'utf8'));
+    index.node = 'v18.0.0';
+    fs.writeFileSync(indexFile, JSON.stringify(index));
+    const other = path.join(dir, 'other.tar');
+    spawnSync('tar', ['-cf', other, '-C', extracted, '.']);
+    const out = await startUntilListen(dir, ['--archive', other, '--mode', 'memory', '--', 'node', 'server.js'], /plain-http listening/);
+    assert.match(out, /warning: .* packed with Node v18\.0\.0/);
+    assert.doesNotMatch(out, /serving/);
+  } finally { rm(dir); }
+});
+
+test('--mode memory: an ESM app starts (ES modules fall through to Node\'s loader)', async () => {
+  const { dir, tar } = await packed('esm-app', 'index.js');
+  try {
+    const out = await startUntilListen(dir, ['--archive', tar, '--mode', 'memory', '--', 'node', 'index.js'], /esm-app listening/);
+    assert.match(out, /serving/);
+  } finally { rm(dir); }
+});
