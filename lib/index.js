@@ -1,0 +1,39 @@
+'use strict';
+// The programmatic API. Everything the CLI does is available here without a terminal.
+
+/**
+ * Runs an app up to its ready moment and returns a CaptureResult
+ * ({ readyAt, modules, files, outsideRoot, resolutions, profile, ... }).
+ * @type {typeof import('./capture/capture.js').capture}
+ */
+function capture(options, events) {
+  return require('./capture/capture.js').capture(options, events);
+}
+
+/**
+ * capture + analysis: resolves to the report.json document (and the raw profile).
+ * @param {Parameters<typeof capture>[0]} options
+ * @returns {Promise<{ report: object, profile: object|undefined, result: object }>}
+ */
+async function profile(options) {
+  const result = await capture({ profile: true, ...options });
+  const { buildReport } = require('./analyze/startup-report.js');
+  const { categorize } = require('./analyze/cpuprofile-categories.js');
+  const categories = result.profile ? (({ totalMs, categories: c }) => ({ totalMs, ...c }))(categorize(result.profile)) : null;
+  return { report: buildReport(result, { categories }), profile: result.profile, result };
+}
+
+/**
+ * Writes the deterministic startup archive for a list of root-relative files.
+ * @param {{ root: string, files: string[], out: string, extraEntries?: {path: string, data: Buffer}[] }} options
+ */
+function pack(options) {
+  return require('./pack/archive.js').writeArchive(options);
+}
+
+/** Statistics over timing samples: n, min, max, mean, median, stddev, p90/p95/p99, top 1% stripped. */
+function summarize(samples) {
+  return require('./bench/stats.js').summarize(samples);
+}
+
+module.exports = { capture, profile, pack, summarize };
