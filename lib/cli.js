@@ -69,7 +69,9 @@ async function run(argv, io) {
           env: io.env || process.env,
         };
         args.appCommand = [...(args.command || []), ...(args['--'] || [])].map(String);
-        pending = cmd.run(args, ctx);
+        // Run only once parsing has fully succeeded: yargs calls handlers before it
+        // reports some errors (e.g. an unknown argument), and the app must not start then.
+        pending = () => cmd.run(args, ctx);
       },
     });
   }
@@ -81,7 +83,7 @@ async function run(argv, io) {
     });
     if (usageMessage) throw new UsageError(usageMessage);
     if (helpText) stdout.write(helpText + '\n');
-    if (pending) result = await pending;
+    if (pending) result = await pending();
   } catch (err) {
     if (err && err.name === 'YError') err = new UsageError(err.message);
     if (isExpected(err)) {

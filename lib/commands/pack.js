@@ -79,8 +79,8 @@ module.exports = {
     const summary = {
       archive: out,
       root,
-      files: written.files,
-      bytes: written.bytes,
+      files: files.length,
+      bytes: written.bytes - extraEntries.reduce((sum, e) => sum + e.data.length, 0),
       archiveBytes: written.archiveBytes,
       tree,
       readyAt,

@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+'use strict';
+// What `coldstart bundle` buys: time to listen of an app started plain and started from its
+// bundle, median of 10 each (runs alternating, one warm-up each, timing only: no inspector).
+// Two apps: fixtures/otel-express (express traced by OpenTelemetry from a --require preload;
+// express stays external, so the bundle holds little) and the generated 1000-package fixture
+// (everything bundles). Also files read to start and bytes on disk. Prints markdown.
+//
+//   node bench/bundle-startup.js [-n 10] [--modules 1000] [--json FILE]
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+const { capture } = require('../lib/capture/capture.js');
+const { generateFixture } = require('../lib/fixtures/generate.js');
+const { summarize } = require('../lib/bench/stats.js');
+const { describeMachine } = require('../lib/bench/runner.js');
+const { size } = require('../lib/report/terminal.js');
+const { writeFileAtomic } = require('../lib/write-atomic.js');
+const { run: runCli } = require('../lib/cli.js');
+const { copyFixture } = require('../test/helpers/app.js');
+
+function sink() {
+  let text = '';
+  return { write(c) { text += c; return true; }, get text() { return text; }, isTTY: false };
+}
+
+/** `coldstart bundle --json` on the app; the summary (externals, files read, sizes). */
+async function bundle(dir, command) {
+  const stdout = sink();
+  const stderr = sink();
+  const code = await runCli(['bundle', '--json', '--runs', '1', '--out', 'dist-bundle', '--', ...command], { stdout, stderr, cwd: dir });
+  if (code !== 0) throw new Error(`coldstart bundle failed (${code}): ${stderr.text}`);
+  return JSON.parse(stdout.text);
+}
+
+async function readyAt(command, cwd) {
+  return (await capture({ command, cwd, until: { mode: 'listen' }, timingOnly: true })).readyAt;
+}
+
+/** Plain and bundled, alternating, after one warm-up of each. */
+async function timeBoth(app, summary, runs, progress) {
+  const bundled = { command: summary.start.command, cwd: summary.out };
+  await readyAt(app.command, app.dir);
+  await readyAt(bundled.command, bundled.cwd);
+  const plain = [];
+  const fromBundle = [];
+  for (let i = 0; i < runs; i++) {
+    plain.push(await readyAt(app.command, app.dir));
+    fromBundle.push(await readyAt(bundled.command, bundled.cwd));
+    progress(`${app.name} ${i + 1}/${runs}`);
+  }
+  return { plain, bundled: fromBundle };
+}
+
+const fmt = (ms) => `${ms.toFixed(0)} ms`;
+
+/**
+ * The markdown snippet (pure).
+ * @param {{rows: Array<{name, runs, plain: number[], bundled: number[], summary: object}>, machine: object}} data
+ */
+function renderBundleBench({ rows, machine }) {
+  const lines = [
+    `Time to listen (process start → listening, as the app sees it), plain vs from the bundle, median of ${rows[0].runs} runs each (alternating, one warm-up each, no inspector).`,
+    '',
+    '| app | plain | bundled | change | files read plain → bundled | on disk plain → bundled | kept external |',
+    '|---|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const r of rows) {
+    const p = summarize(r.plain);
+    const b = summarize(r.bundled);
+    const change = `${(((b.median - p.median) / p.median) * 100).toFixed(0)}%`;
+    const s = r.summary;
+    const externals = s.externals.length ? s.externals.map((e) => `${e.name} (${e.reasons.map((x) => x.code).join(', ')})`).join('; ') : '—';
+    lines.push(`| ${r.name} | ${fmt(p.median)} ± ${fmt(p.stddev || 0)} | ${fmt(b.median)} ± ${fmt(b.stddev || 0)} | ${change} | `
+      + `${s.original.files} → ${s.bundle.files} | ${size(s.original.size.bytes)} → ${size(s.bundle.size.bytes)} | ${externals} |`);
+  }
+  lines.push('', `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.os}; Node ${machine.node}.`, '');
+  return lines.join('\n');
+}
+
+async function main(argv = process.argv.slice(2)) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      runs: { type: 'string', short: 'n', default: '10' },
+      modules: { type: 'string', default: '1000' },
+      json: { type: 'string' },
+    },
+  });
+  const runs = Number(values.runs);
+  const modules = Number(values.modules);
+  if (!(Number.isInteger(runs) && runs >= 1 && Number.isInteger(modules) && modules >= 1)) {
+    process.stderr.write('bundle-startup: -n and --modules take whole numbers >= 1\n');
+    return 2;
+  }
+  const progress = (line) => { if (process.stderr.isTTY) process.stderr.write(`\r${line}\x1b[K`); };
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-bundle-bench-'));
+  const dirs = [scratch];
+  try {
+    const otel = copyFixture('otel-express');
+    dirs.push(otel);
+    const { dir: generated } = await generateFixture({ dir: path.join(scratch, 'fixture'), modules, seed: 42 });
+    const apps = [
+      { name: 'otel-express (OpenTelemetry preload)', dir: otel, command: ['node', '--require', './tracing.js', 'server.js'] },
+      { name: `generated ${modules}-package fixture`, dir: generated, command: ['node', 'index.js'] },
+    ];
+    const rows = [];
+    for (const app of apps) {
+      progress(`bundling ${app.name}`);
+      const summary = await bundle(app.dir, app.command);
+      const times = await timeBoth(app, summary, runs, progress);
+      rows.push({ name: app.name, runs, ...times, summary });
+    }
+    if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+    const machine = describeMachine();
+    process.stdout.write(renderBundleBench({ rows, machine }));
+    if (values.json) {
+      writeFileAtomic(path.resolve(values.json), JSON.stringify({
+        machine,
+        rows: rows.map((r) => ({
+          name: r.name, runs: r.runs, plain: r.plain, bundled: r.bundled,
+          externals: r.summary.externals, original: r.summary.original, bundle: r.summary.bundle,
+        })),
+      }, null, 2) + '\n');
+    }
+    return 0;
+  } finally {
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  main().then((code) => { process.exitCode = code; }, (err) => {
+    process.stderr.write(`bundle-startup: ${err.stack || err}\n`);
+    process.exitCode = 1;
+  });
+}
+
+module.exports = { main, renderBundleBench };

@@ -1,0 +1,287 @@
+'use strict';
+// `coldstart bundle` as a library: capture the app to learn what loads at startup and what
+// instrumentation hooks, decide the externals, build with ncc, write the bundle with a minimal
+// node_modules beside it, then start it and compare with the original.
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { builtinModules } = require('module');
+const { CommandError, UsageError } = require('../errors.js');
+const { capture } = require('../capture/capture.js');
+const { relativeInside } = require('../capture/module-records.js');
+const { parseAppCommand, bundleCommand } = require('./app-command.js');
+const { startupPackages } = require('./startup-packages.js');
+const { decideExternals, completeExternals, hookTarget } = require('./externals.js');
+const { findPackageDir, readManifest, planRuntimeModules } = require('./runtime-modules.js');
+const { loadingWarnings } = require('./loading-warnings.js');
+const { checkOutDir, writeBundleDir, MARKER } = require('./output.js');
+const { verifyBundle, startupReads, readsNotSeen, dirSize } = require('./verify.js');
+const { writeFileAtomic } = require('../write-atomic.js');
+
+const PROBE = path.join(__dirname, 'hook-probe.js');
+// Package names in require()/import of a file ncc could not reach: their packages must be installed.
+const BARE_REQUIRE = /\b(?:require\s*\(\s*|from\s+|import\s*\(\s*)(['"])([^'"./][^'"]*)\1/g;
+
+/**
+ * @param {object} opts
+ * @param {string[]} opts.command     `node [flags] <entry> [args]`
+ * @param {string} opts.cwd
+ * @param {object} opts.env
+ * @param {string} opts.out           the bundle directory (absolute)
+ * @param {string} [opts.root]        app root (default: nearest package.json above the entry)
+ * @param {string} [opts.esm]
+ * @param {{mode: 'listen'}} opts.until
+ * @param {number} opts.timeoutMs
+ * @param {string[]} [opts.externals] named with --external
+ * @param {boolean} [opts.autoExternal] decide externals from the capture (default true)
+ * @param {boolean} [opts.verify]     start the bundle and compare (default true)
+ * @param {number} [opts.runs]        timed starts of each for the comparison
+ * @param {NodeJS.WritableStream} [opts.stdout] the app's output during the first capture
+ * @param {NodeJS.WritableStream} [opts.stderr]
+ * @param {AbortSignal} [opts.signal]
+ * @param {AbortSignal} [opts.force]
+ * @param {(line: string) => void} [opts.status]
+ * @returns {Promise<object>} the summary: out, start, externals (with reasons), hookedBuiltins,
+ *   preloadPackages, nodeModules, original / bundle (files read, bytes, size on disk), timing, warnings
+ */
+async function bundleApp(opts) {
+  const { command, cwd, env, out } = opts;
+  const auto = opts.autoExternal !== false;
+  const user = opts.externals || [];
+  const status = opts.status || (() => {});
+  const parsed = parseAppCommand(command);
+
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-bundle-'));
+  try {
+    // 1. What loads at startup, and what instrumentation asks require hooks to patch.
+    status('running the app to its ready moment');
+    const probeLog = path.join(work, 'probe.jsonl');
+    const result = await capture({
+      command, cwd, until: opts.until, timeoutMs: opts.timeoutMs, root: opts.root, esm: opts.esm, profile: false,
+      env: { ...env, NODE_OPTIONS: `--require ${quote(PROBE)}${env.NODE_OPTIONS ? ` ${env.NODE_OPTIONS}` : ''}`, COLDSTART_BUNDLE_PROBE: probeLog },
+      stdout: opts.stdout, stderr: opts.stderr, signal: opts.signal, force: opts.force,
+    });
+    if (result.partial) throw new CommandError('interrupted: nothing bundled', { exitCode: 130 });
+    const root = result.root;
+    checkOutDir(out, root);
+    const entryFile = result.mainFile;
+    const entryRel = entryFile ? relativeInside(root, entryFile) : null;
+    if (!entryRel) throw new UsageError(`the entry ${entryFile} is outside the app root ${root}: give --root`);
+    const entryDir = path.dirname(entryFile);
+    const probe = readProbe(probeLog);
+    const ours = new Set([PROBE, probeLog]);
+
+    // 2. Externals, from the capture and the package manifests.
+    const facts = startupPackages(result, { ignore: [...ours] });
+    const manifests = new Map();
+    for (const p of facts.packages.values()) {
+      const m = p.dirs.length ? readManifest(p.dirs[0]) : null;
+      if (m) manifests.set(p.name, m);
+    }
+    for (const name of user) {
+      if (!resolveFrom(name, [entryDir])) throw new UsageError(`--external ${name}: not installed where ${entryRel} can require it`);
+    }
+    const builtins = new Set(builtinModules);
+    const installed = new Set();
+    for (const name of new Set(probe.hooks.flatMap((h) => h.modules))) {
+      const target = hookTarget(name, builtins);
+      if (target && target.package && !installed.has(target.package) && resolveFrom(target.package, [entryDir])) installed.add(target.package);
+    }
+    const decision = decideExternals({ packages: facts.packages, hooks: probe.hooks, manifests, installed, root, user, builtins, auto });
+    const preloadPackages = [...facts.packages.values()].filter((p) => p.preload).map((p) => p.name);
+
+    // 3. The build. Preload packages stay external too: the preload loads them from
+    //    node_modules, and a second, bundled copy would be a second instance.
+    status('building with ncc');
+    const { buildBundle } = require('./build.js');
+    const nccExternals = [...new Set([...decision.externals.map((e) => e.name), ...(auto ? preloadPackages : [])])].sort();
+    const build = await buildBundle({ entry: entryFile, root, externals: nccExternals });
+    const final = completeExternals(decision, build, facts.packages, manifests, auto);
+
+    // 4. What goes beside the bundle: preload files, files the app reads, app modules ncc could
+    //    not reach, and node_modules for the externals, the preload and those modules.
+    const warnings = [];
+    const copies = new Map(); // relative path -> absolute source
+    const copy = (file) => {
+      const rel = relativeInside(root, file);
+      if (rel && relativeInside(out, file) === null && fs.existsSync(file)) copies.set(rel, file);
+      return rel;
+    };
+    for (const file of facts.app.preload) {
+      if (!copy(file)) warnings.push({ code: 'PRELOAD_OUTSIDE_ROOT', message: `preload file ${file} is outside the app root: not copied, the start command uses it where it is` });
+    }
+    for (const file of facts.app.reads) copy(file);
+    const unbundled = facts.app.main.filter((f) => f !== entryFile && !build.appFiles.has(f));
+    for (const file of unbundled) copy(file);
+    if (unbundled.length) {
+      const n = unbundled.length;
+      warnings.push({
+        code: 'NOT_IN_BUNDLE',
+        message: `${n} app module${n === 1 ? '' : 's'} loaded at startup ${n === 1 ? 'is' : 'are'} not in the bundle (a require ncc cannot follow): ` +
+          `copied beside it at the same path, e.g. ${displayFile(root, unbundled[0])}`,
+        files: unbundled.map((f) => displayFile(root, f)),
+      });
+    }
+    for (const u of build.unresolved) {
+      // A require the original cannot resolve either fails alike in both (or sits in a try).
+      if (!resolvesFrom(u.request, u.from)) continue;
+      warnings.push({
+        code: 'UNRESOLVED_REQUIRE',
+        message: `ncc could not resolve "${u.request}" (required by ${displayFile(root, u.from)}): the bundle throws if that require runs`,
+      });
+    }
+    const sources = facts.app.main.filter((f) => /\.[cm]?[jt]sx?$/.test(f)).map((file) => ({ file, text: readText(file) }));
+    warnings.push(...loadingWarnings({ root, readdirs: probe.readdirs, loaded: facts.app.main, sources, bundled: build.appFiles }));
+
+    const roots = new Map();
+    const addRoot = (name, dirs) => {
+      if (roots.has(name)) return;
+      const dir = resolveFrom(name, dirs);
+      if (dir) roots.set(name, dir);
+    };
+    for (const e of final.externals) addRoot(e.name, [entryDir]);
+    const preloadDirs = parsed.preloads.filter((p) => p.isPath && !p.spec.startsWith('file:')).map((p) => path.dirname(path.resolve(cwd, p.spec)));
+    for (const name of preloadPackages) addRoot(name, [...preloadDirs, cwd, root]);
+    for (const file of unbundled) {
+      for (const m of readText(file).matchAll(BARE_REQUIRE)) {
+        const parts = m[2].split('/');
+        const name = parts[0].startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+        if (!builtins.has(name) && !name.startsWith('node:')) addRoot(name, [path.dirname(file)]);
+      }
+    }
+    const { placements, missing } = planRuntimeModules([...roots].map(([name, dir]) => ({ name, dir })));
+    for (const m of missing) warnings.push({ code: 'MISSING_DEPENDENCY', message: `${m.from} depends on ${m.name}, which is not installed: not copied` });
+
+    // 5. The bundle directory, whole or not at all.
+    status('writing the bundle');
+    const startCommand = bundleCommand(command, parsed, { cwd, root, entryRel });
+    const appManifest = readManifest(root) || {};
+    const manifest = {
+      command,
+      start: { command: startCommand, cwd: '.' },
+      entry: entryRel,
+      externals: final.externals,
+      hookedBuiltins: final.hookedBuiltins,
+      preloadPackages: final.preloadOnly,
+      nodeModules: placements.map((p) => ({ path: p.dest, version: p.version || null })),
+      warnings,
+    };
+    writeBundleDir({
+      out,
+      entryRel,
+      code: build.code,
+      assets: build.assets,
+      symlinks: build.symlinks,
+      copies: [...copies].map(([to, from]) => ({ from, to })),
+      placements,
+      packageJson: {
+        name: appManifest.name || path.basename(root),
+        version: appManifest.version || '0.0.0',
+        private: true,
+        ...(appManifest.type ? { type: appManifest.type } : {}),
+      },
+      manifest,
+    });
+
+    const { reads: originalReads, ...originalCounts } = startupReads(result, ours);
+    const summary = {
+      out,
+      root,
+      start: { command: startCommand, cwd: out },
+      externals: final.externals,
+      hookedBuiltins: final.hookedBuiltins,
+      preloadPackages: final.preloadOnly,
+      nodeModules: placements.length,
+      original: { readyAt: result.readyAt, ...originalCounts, size: dirSize(root, [out, path.join(root, '.git')]) },
+      bundle: { size: dirSize(out), bundleBytes: Buffer.byteLength(build.code), assets: Object.keys(build.assets).length },
+      timing: null,
+      warnings,
+    };
+    if (opts.verify === false) return summary;
+
+    // 6. Start it, from a copy standing alone, and compare.
+    let checked;
+    try {
+      checked = await verifyBundle({
+        original: { command, cwd },
+        bundle: { command: startCommand, cwd: out },
+        env, runs: opts.runs || 3, until: opts.until, timeoutMs: opts.timeoutMs,
+        stderr: opts.stderr, signal: opts.signal, force: opts.force, status,
+      });
+    } catch (err) {
+      if (err.code === 'BUNDLE_NOT_READY') err.message += ` (the bundle is left in ${displayFile(cwd, out)} to inspect)`;
+      throw err;
+    }
+    const { reads, ...counts } = checked.reads;
+    Object.assign(summary.bundle, counts, { readyAt: checked.capture.readyAt });
+    summary.timing = checked.timing;
+    for (const file of readsNotSeen(originalReads, reads)) {
+      warnings.push({
+        code: 'READ_NOT_SEEN',
+        message: `${displayFile(root, file)} was read at startup by the original but not by the bundle: a path the bundle resolves differently (__dirname-relative?)`,
+      });
+    }
+    manifest.verify = { timing: summary.timing, original: summary.original, bundle: summary.bundle };
+    writeFileAtomic(path.join(out, MARKER), JSON.stringify(manifest, null, 2) + '\n');
+    return summary;
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function resolveFrom(name, dirs) {
+  for (const d of dirs) {
+    const dir = findPackageDir(name, d);
+    if (dir) return dir;
+  }
+  return null;
+}
+
+/** Would Node resolve `request` from the file `from`? */
+function resolvesFrom(request, from) {
+  if (!from) return false;
+  try {
+    require.resolve(request, { paths: [path.dirname(from)] });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Quotes a path for NODE_OPTIONS, which splits on spaces but honours double quotes. */
+function quote(p) {
+  return `"${p.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+function displayFile(base, file) {
+  if (!file) return 'an unknown module';
+  const rel = path.relative(base, file);
+  if (!rel) return '.';
+  return rel.startsWith('..') || path.isAbsolute(rel) ? file : rel.split(path.sep).join('/');
+}
+
+function readText(file) {
+  try {
+    return fs.statSync(file).size > 2e6 ? '' : fs.readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** The probe's events: hook requests and directory listings. */
+function readProbe(file) {
+  const hooks = [];
+  const readdirs = [];
+  let text = '';
+  try { text = fs.readFileSync(file, 'utf8'); } catch { /* nothing hooked, nothing listed */ }
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    let event;
+    try { event = JSON.parse(line); } catch { continue; }
+    if (event.type === 'hook') hooks.push({ modules: event.modules, by: event.by });
+    else if (event.type === 'readdir') readdirs.push({ dir: event.dir, by: event.by });
+  }
+  return { hooks, readdirs };
+}
+
+module.exports = { bundleApp };

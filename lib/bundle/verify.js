@@ -1,0 +1,167 @@
+'use strict';
+// Proof that the bundle works: start it to its ready moment from a copy standing alone (as it
+// will in an image), then time the original and the bundle alike (cheap timing-only starts,
+// alternated so both see the same machine noise), and compare the files each reads to start.
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { capture } = require('../capture/capture.js');
+const { summarize } = require('../bench/stats.js');
+const { CommandError } = require('../errors.js');
+const { MARKER } = require('./output.js');
+
+/**
+ * Files and bytes under `dir`, not following links, leaving out `skip` (absolute paths) and
+ * earlier bundles (directories holding .coldstart-bundle.json) below it.
+ */
+function dirSize(dir, skip = []) {
+  let files = 0;
+  let bytes = 0;
+  const skipped = new Set(skip.map((s) => path.resolve(s)));
+  const walk = (d) => {
+    let entries;
+    try { entries = fs.readdirSync(d, { withFileTypes: true }); } catch { return; }
+    for (const e of entries) {
+      const p = path.join(d, e.name);
+      if (skipped.has(p)) continue;
+      if (e.isDirectory()) {
+        if (p !== dir && fs.existsSync(path.join(p, MARKER))) continue;
+        walk(p);
+      }
+      else if (e.isFile()) {
+        files++;
+        try { bytes += fs.statSync(p).size; } catch { /* vanished */ }
+      }
+    }
+  };
+  walk(dir);
+  return { files, bytes };
+}
+
+/**
+ * What a capture read to start: counts, and the files read with fs (with their sizes).
+ * @param {object} result CaptureResult
+ * @param {Set<string>} [ignore] absolute paths of our own files (the probe and its log)
+ */
+function startupReads(result, ignore = new Set()) {
+  let files = result.files.length;
+  let bytes = 0;
+  for (const f of result.files) bytes += f.bytes;
+  const reads = [];
+  const moduleFiles = new Set(result.modules.map((m) => m.file));
+  for (const f of result.files) if (f.via === 'fs') reads.push({ file: path.join(result.root, f.path), bytes: f.bytes });
+  for (const file of result.outsideRoot) {
+    if (ignore.has(file)) continue;
+    let size = 0;
+    try { size = fs.statSync(file).size; } catch { continue; }
+    files++;
+    bytes += size;
+    if (!moduleFiles.has(file)) reads.push({ file, bytes: size });
+  }
+  return { files, bytes, modules: result.modules.filter((m) => !ignore.has(m.file)).length, reads };
+}
+
+/**
+ * Files the original read with fs that the bundle did not read (matched by name and size, since
+ * ncc renames assets and node_modules is laid out anew). package.json reads are metadata.
+ */
+function readsNotSeen(originalReads, bundleReads) {
+  const seen = new Set(bundleReads.map((r) => `${path.basename(r.file)}:${r.bytes}`));
+  return originalReads
+    .filter((r) => path.basename(r.file) !== 'package.json')
+    .filter((r) => !seen.has(`${path.basename(r.file)}:${r.bytes}`))
+    .map((r) => r.file);
+}
+
+/**
+ * A copy of the bundle directory in a fresh temp directory, so that Node cannot find anything
+ * in node_modules folders above it (an --out inside the app would see the app's node_modules).
+ * Files are hard links when the file system allows: no data is copied.
+ */
+function isolatedCopy(dir) {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-bundle-check-'));
+  const dest = path.join(base, path.basename(dir));
+  const walk = (from, to) => {
+    fs.mkdirSync(to, { recursive: true });
+    for (const e of fs.readdirSync(from, { withFileTypes: true })) {
+      const src = path.join(from, e.name);
+      const dst = path.join(to, e.name);
+      if (e.isDirectory()) walk(src, dst);
+      else if (e.isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(src), dst);
+      else {
+        try { fs.linkSync(src, dst); } catch { fs.copyFileSync(src, dst); }
+      }
+    }
+  };
+  try {
+    walk(dir, dest);
+  } catch (err) {
+    fs.rmSync(base, { recursive: true, force: true });
+    throw err;
+  }
+  return { dir: dest, remove: () => fs.rmSync(base, { recursive: true, force: true }) };
+}
+
+/**
+ * @param {object} opts
+ * @param {{command: string[], cwd: string}} opts.original
+ * @param {{command: string[], cwd: string}} opts.bundle
+ * @param {object} opts.env
+ * @param {number} opts.runs timed starts of each
+ * @param {object} opts.until  as capture takes it
+ * @param {number} opts.timeoutMs
+ * @param {NodeJS.WritableStream} [opts.stdout] where the apps' output goes
+ * @param {NodeJS.WritableStream} [opts.stderr]
+ * @param {AbortSignal} [opts.signal]
+ * @param {AbortSignal} [opts.force]
+ * @param {(line: string) => void} [opts.status]
+ * @returns {Promise<{ capture: object, reads: ReturnType<typeof startupReads>,
+ *   timing: { runs: number, original: number[], bundle: number[], originalMedian: number, bundleMedian: number } }>}
+ */
+async function verifyBundle(opts) {
+  const base = {
+    env: opts.env, until: opts.until, timeoutMs: opts.timeoutMs, stdout: opts.stdout, stderr: opts.stderr,
+    signal: opts.signal, force: opts.force,
+  };
+  const status = opts.status || (() => {});
+  const isolated = isolatedCopy(opts.bundle.cwd);
+  const bundleRun = { command: opts.bundle.command, cwd: isolated.dir };
+  const startBundle = async (extra) => {
+    try {
+      return await capture({ ...base, ...bundleRun, ...extra });
+    } catch (err) {
+      if (err instanceof CommandError && err.exitCode !== 130) {
+        throw new CommandError(`the bundle did not reach its ready moment: ${err.message}`, { code: 'BUNDLE_NOT_READY', details: err.details });
+      }
+      throw err;
+    }
+  };
+  try {
+    status('starting the bundle');
+    const result = await startBundle({ profile: false });
+    if (result.partial) throw new CommandError('interrupted while verifying the bundle', { exitCode: 130 });
+
+    const original = [];
+    const bundle = [];
+    for (let i = 0; i < opts.runs; i++) {
+      status(`timing run ${i + 1}/${opts.runs}`);
+      original.push((await capture({ ...base, ...opts.original, timingOnly: true })).readyAt);
+      bundle.push((await startBundle({ timingOnly: true })).readyAt);
+    }
+    return {
+      capture: result,
+      reads: startupReads(result),
+      timing: {
+        runs: opts.runs,
+        original,
+        bundle,
+        originalMedian: summarize(original).median,
+        bundleMedian: summarize(bundle).median,
+      },
+    };
+  } finally {
+    isolated.remove();
+  }
+}
+
+module.exports = { verifyBundle, startupReads, readsNotSeen, dirSize };

@@ -1,0 +1,130 @@
+'use strict';
+// coldstart bundle -- node [--require ./tracing.js] server.js: checks the flags, runs
+// lib/bundle/bundle-app.js (capture, externals, ncc, write, verify) and prints what it did.
+const path = require('path');
+const { builtinModules } = require('module');
+const { parseUntil, parseDuration, parseCount } = require('../options.js');
+const { UsageError, CommandError } = require('../errors.js');
+const { captureOptions } = require('./profile.js');
+
+const NAME = /^(@[a-z0-9][\w.~-]*\/)?[a-z0-9][\w.~-]*$/i;
+
+module.exports = {
+  command: 'bundle [command..]',
+  describe: 'bundle an app with ncc, keeping what require hooks, native addons and runtime file reads need outside; then start the bundle and compare',
+  builder: (yargs) => captureOptions(yargs)
+    .option('external', { type: 'string', requiresArg: true, describe: 'keep this package out of the bundle (repeat, or a,b)' })
+    .option('auto-external', { type: 'boolean', default: true, describe: 'decide externals from what the app does at startup (--no-auto-external: only --external)' })
+    .option('verify', { type: 'boolean', default: true, describe: 'start the bundle and compare it with the original (--no-verify to skip)' })
+    .option('runs', { type: 'string', default: '3', describe: 'timed starts of each, original and bundle, for the comparison' })
+    .example('$0 bundle --out dist-bundle -- node --require ./tracing.js server.js', '')
+    .example('$0 bundle --external sharp -- node dist/index.js', ''),
+
+  async run(argv, ctx) {
+    const until = parseUntil(argv.until);
+    if (until.mode !== 'listen') throw new UsageError('bundle verifies a server: only --until listen is supported');
+    const timeoutMs = parseDuration(argv.timeout, '--timeout');
+    const runs = parseCount(argv.runs, '--runs', 1);
+    const user = [].concat(argv.external || []).flatMap((s) => String(s).split(',')).map((s) => s.trim()).filter(Boolean);
+    for (const name of user) {
+      if (!NAME.test(name)) throw new UsageError(`--external "${name}": give a package name such as express or @grpc/grpc-js`);
+      if (builtinModules.includes(name.replace(/^node:/, ''))) throw new UsageError(`--external ${name}: a Node built-in is never bundled`);
+    }
+    const { parseAppCommand } = require('../bundle/app-command.js');
+    const { checkCommand } = require('../capture/command-check.js');
+    const parsed = parseAppCommand(argv.appCommand);
+    checkCommand(argv.appCommand, ctx.cwd);
+    // Refuse a bad --out before the app runs; checked again once the capture knows the root.
+    const { findRoot } = require('../capture/startup-files.js');
+    const { checkOutDir } = require('../bundle/output.js');
+    const out = path.resolve(ctx.cwd, argv.out || 'dist-bundle');
+    checkOutDir(out, argv.root ? path.resolve(ctx.cwd, argv.root) : findRoot(path.resolve(ctx.cwd, parsed.entry), ctx.cwd));
+
+    const { bundleApp } = require('../bundle/bundle-app.js');
+    const { trapInterrupts } = require('../interrupt.js');
+    const traps = trapInterrupts();
+    let summary;
+    try {
+      summary = await bundleApp({
+        command: argv.appCommand,
+        cwd: ctx.cwd,
+        env: ctx.env,
+        out,
+        root: argv.root,
+        esm: argv.esm,
+        until,
+        timeoutMs,
+        externals: user,
+        autoExternal: argv.autoExternal,
+        verify: argv.verify,
+        runs,
+        // One JSON document on stdout: the app's own output goes to stderr then.
+        stdout: argv.json ? ctx.stderr : ctx.stdout,
+        stderr: ctx.stderr,
+        signal: traps.signal,
+        force: traps.force,
+        status: progress(argv, ctx),
+      });
+    } finally {
+      traps.dispose();
+    }
+
+    if (argv.json) ctx.stdout.write(JSON.stringify(summary, null, 2) + '\n');
+    else if (!argv.quiet) ctx.stdout.write(renderBundleSummary(summary, ctx));
+    const { warnings } = summary;
+    if (argv.strict && warnings.length) {
+      throw new CommandError(`--strict: ${warnings.length} warning${warnings.length === 1 ? '' : 's'} (${[...new Set(warnings.map((w) => w.code))].join(', ')})`);
+    }
+    return 0;
+  },
+};
+
+/** Progress lines on a terminal; nothing in CI, with --json or --quiet. */
+function progress(argv, ctx) {
+  if (argv.json || argv.quiet || !ctx.stderr.isTTY) return () => {};
+  return (line) => ctx.stderr.write(`coldstart: ${line}…\n`);
+}
+
+function renderBundleSummary(s, ctx) {
+  const { size, ms } = require('../report/terminal.js');
+  const c = (code, text) => (ctx.color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const lines = [];
+  const rel = path.relative(ctx.cwd, s.out) || '.';
+  lines.push(`${c(1, 'coldstart')}: bundled into ${rel.startsWith('..') ? s.out : rel}: ${size(s.bundle.bundleBytes)} bundle, ` +
+    `${s.nodeModules} package${s.nodeModules === 1 ? '' : 's'} in node_modules, ${s.bundle.size.files} files, ${size(s.bundle.size.bytes)}`);
+  if (s.externals.length) {
+    lines.push('', c(1, 'Kept external'));
+    for (const e of s.externals) {
+      lines.push(`  ${e.name}`);
+      for (const r of e.reasons) lines.push(c(2, `    ${r.detail}`));
+    }
+  } else {
+    lines.push('', 'Nothing kept external: everything the entry loads is inside the bundle.');
+  }
+  if (s.hookedBuiltins.length) {
+    lines.push(c(2, `  hooked built-ins (never bundled): ${s.hookedBuiltins.map((b) => `${b.name} by ${b.by}`).join('; ')}`));
+  }
+  if (s.preloadPackages.length) {
+    lines.push(c(2, `  for the preload only: ${s.preloadPackages.length} package${s.preloadPackages.length === 1 ? '' : 's'} (${s.preloadPackages.slice(0, 4).join(', ')}${s.preloadPackages.length > 4 ? ', …' : ''})`));
+  }
+  if (s.timing) {
+    const t = s.timing;
+    const change = t.originalMedian > 0 ? Math.round((100 * (t.originalMedian - t.bundleMedian)) / t.originalMedian) : 0;
+    const faster = change > 0 ? ` (${change}% faster)` : change < 0 ? ` (${-change}% slower)` : '';
+    lines.push('', c(1, 'Verified') + c(2, ` (median of ${t.runs} start${t.runs === 1 ? '' : 's'} each, no profiler)`));
+    lines.push(`  ready after      ${ms(t.originalMedian).padStart(10)} original   ${ms(t.bundleMedian).padStart(10)} bundle${faster}`);
+    lines.push(`  files read       ${String(s.original.files).padStart(10)} original   ${String(s.bundle.files).padStart(10)} bundle`);
+    lines.push(`  bytes read       ${size(s.original.bytes).padStart(10)} original   ${size(s.bundle.bytes).padStart(10)} bundle`);
+    lines.push(`  on disk          ${size(s.original.size.bytes).padStart(10)} original   ${size(s.bundle.size.bytes).padStart(10)} bundle`);
+  }
+  if (s.warnings.length) {
+    lines.push('', c(33, 'Warnings'));
+    for (const w of s.warnings) lines.push(`  ${w.code}: ${w.message}`);
+  }
+  lines.push('', c(1, 'Start it'), `  cd ${rel.startsWith('..') ? s.out : rel} && ${s.start.command.map(shellWord).join(' ')}`);
+  return lines.join('\n') + '\n';
+}
+
+function shellWord(w) {
+  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`;
+}
