@@ -110,7 +110,7 @@ function start() {
     return; // the CLI is gone: run the app untouched
   }
   const waitStart = hrNow();
-  inspector.waitForDebugger();
+  holdForCli();
   pausedUs = hrNow() - waitStart;
   state.waitMs = pausedUs / 1000;
 
@@ -313,9 +313,18 @@ function start() {
       binding(JSON.stringify(data));
       // Hold the app at its ready moment until the CLI has stopped the profiler,
       // so the profile ends exactly here.
-      inspector.waitForDebugger();
+      holdForCli();
     }
     return data;
+  }
+
+  // Waits until the CLI sends Runtime.runIfWaitingForDebugger, then says so. The CLI
+  // may send it before we start waiting (a race Node does not guard against): it
+  // repeats the command until it hears "resumed".
+  function holdForCli() {
+    inspector.waitForDebugger();
+    const binding = globalThis.__coldstartReady;
+    if (typeof binding === 'function') binding('{"reason":"resumed"}');
   }
 
   function kindOf(filename) {

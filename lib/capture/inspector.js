@@ -42,11 +42,19 @@ async function attach(announce, options) {
       const { profile } = await client.Profiler.stop();
       return profile;
     },
-    /** Lets a process paused at its ready moment (or at start) go on. */
-    async resume() {
-      if (this.closed) return;
-      await client.Runtime.runIfWaitingForDebugger().catch(() => {});
+    /** Lets a process held by the agent (at start or at its ready moment) go on. */
+    async resume(maxMs = 1000) {
+      if (!this.held) return;
+      const seen = this.resumes;
+      const deadline = Date.now() + maxMs;
+      while (!this.closed && this.resumes === seen && Date.now() < deadline) {
+        await client.Runtime.runIfWaitingForDebugger().catch(() => {});
+        await new Promise((r) => { this.onResumed = r; setTimeout(r, 100); });
+      }
     },
+    resumes: 0,
+    onResumed: null,
+    held: true, // the agent waits for us right after announcing itself
     /** Ends recording inside the app now and returns what the agent gathered. */
     async finishNow(reason) {
       const expression = `(() => { const a = globalThis[Symbol.for('coldstart.agent')];
@@ -74,12 +82,19 @@ async function attach(announce, options) {
     } catch {
       return;
     }
+    if (payload.reason === 'resumed') {
+      session.held = false;
+      session.resumes++;
+      if (session.onResumed) session.onResumed();
+      return;
+    }
     if (payload.reason === 'exited') {
       // The process is ending before its ready moment; Node holds it until we detach.
       session.exitCode = payload.exitCode;
       session.close();
       return;
     }
+    session.held = true; // the agent now holds the app at its ready moment
     options.onReady(session, payload);
   });
 
@@ -92,8 +107,8 @@ async function attach(announce, options) {
     session.profiling = true;
   }
   steps.push(client.Runtime.addBinding({ name: READY_BINDING }));
-  steps.push(client.Runtime.runIfWaitingForDebugger());
   await Promise.all(steps);
+  await session.resume(options.resumeMs || 30000);
   return session;
 }
 

@@ -1,6 +1,6 @@
 'use strict';
 // Writes what `coldstart profile` leaves behind: startup.cpuprofile,
-// startup-files.txt and report.json, each atomically.
+// startup-files.txt, report.json and report.html, each atomically.
 const path = require('path');
 const { writeFileAtomic } = require('../write-atomic.js');
 const { buildReport } = require('../analyze/startup-report.js');
@@ -28,11 +28,14 @@ function writeProfileArtifacts(result, outDir, cwd) {
   artifacts.files = path.join(outDir, 'startup-files.txt');
   writeFileAtomic(artifacts.files, result.files.map((f) => f.path).join('\n') + (result.files.length ? '\n' : ''));
   artifacts.report = path.join(outDir, 'report.json');
+  artifacts.html = path.join(outDir, 'report.html');
   const report = buildReport(result, {
     categories: categoriesOf(result.profile),
     artifacts: Object.fromEntries(Object.entries(artifacts).map(([k, v]) => [k, shown(v)])),
   });
   writeFileAtomic(artifacts.report, JSON.stringify(report, null, 2) + '\n');
+  const { renderReportHtml } = require('./html.js');
+  writeFileAtomic(artifacts.html, renderReportHtml(report));
   return report;
 }
 

@@ -70,9 +70,11 @@ function renderProfileSummary(report, opts = {}) {
   if (a.files) lines.push(`  ${a.files}`);
   if (a.report) lines.push(`  ${a.report}`);
   if (a.html) lines.push(`  ${a.html}`);
+  if (a.html || a.profile) lines.push('');
+  if (a.html) lines.push(c.dim(`Open the report:  coldstart view ${a.html}   (a file any browser opens)`));
   if (a.profile) {
-    lines.push('', c.dim('Open the profile: Chrome DevTools > Performance > Load profile, or'),
-      c.dim(`  npx speedscope ${a.profile}   (speedscope reads .cpuprofile files directly)`));
+    lines.push(c.dim(`Open the profile: coldstart view ${a.profile}   (speedscope, offline)`),
+      c.dim('  or Chrome DevTools > Performance > Load profile'));
   }
   return lines.join('\n') + '\n';
 }

@@ -1,0 +1,628 @@
+'use strict';
+// report.html: one self-contained page (no network, opens from disk) that shows where the time
+// to ready went. The figures and tables are rendered here, so they read without scripts; the
+// timeline and the require tree are drawn in the page from the embedded report. Pure.
+
+const CATEGORY_ORDER = ['resolve', 'read', 'compile', 'execute', 'gc', 'other', 'idle'];
+const CATEGORY_LABELS = {
+  boot: 'before profiling',
+  resolve: 'resolve',
+  read: 'read',
+  compile: 'compile',
+  execute: 'execute',
+  gc: 'gc',
+  other: 'other',
+  idle: 'idle',
+};
+const CATEGORY_HINTS = {
+  boot: 'Node boot before the profiler started; not sampled',
+  resolve: 'finding module files: stat, package.json',
+  read: 'reading module sources from disk',
+  compile: 'compiling sources to functions',
+  execute: 'top-level code of the app and its packages',
+  gc: 'garbage collection',
+  other: 'native code with no JavaScript frame',
+  idle: 'waiting on timers or I/O',
+};
+
+// Light tints, distinct next to each other, readable under dark text. The slowest packages get
+// them in order; the rest get a hue from their name.
+const PACKAGE_COLORS = ['#7eaad8', '#f3a65a', '#e58585', '#78c5bb', '#93c47d', '#e9cd69',
+  '#c29fd6', '#f2a8c3', '#c8a88a', '#a6d46a', '#8fb8c9', '#f0c29e'];
+const APP_COLOR = '#b4bfcc';
+const APP_PACKAGE = '(app)';
+
+const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+const fmtMs = (n) => (n == null || !Number.isFinite(n) ? '–' : n >= 100 ? `${Math.round(n)} ms` : `${n.toFixed(1)} ms`);
+
+function fmtBytes(bytes) {
+  if (!Number.isFinite(bytes)) return '–';
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
+  return `${bytes} B`;
+}
+
+/** The command as a person would type it in a POSIX shell. */
+function shellQuote(args) {
+  return (args || []).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${String(a).replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+function hashHue(name) {
+  let h = 0;
+  for (const ch of name) h = (h * 31 + ch.codePointAt(0)) >>> 0;
+  return h % 360;
+}
+
+/** package name -> colour, stable for a given report. */
+function packageColors(packages) {
+  const colors = {};
+  let next = 0;
+  for (const p of packages) {
+    if (p.name === APP_PACKAGE) colors[p.name] = APP_COLOR;
+    else if (next < PACKAGE_COLORS.length) colors[p.name] = PACKAGE_COLORS[next++];
+    else colors[p.name] = `hsl(${hashHue(p.name)}, 45%, 76%)`;
+  }
+  return colors;
+}
+
+function momentOf(until) {
+  if (until === 'listen') return 'listening';
+  if (until === 'exit') return 'exit';
+  return `the ${until} mark`;
+}
+
+/** Time to ready split into segments: the unsampled start, then the profile's categories. */
+function timeSplit(report) {
+  const cat = report.categories;
+  if (!cat) return null;
+  const segments = [];
+  const boot = Math.max(0, (report.readyAt || 0) - (cat.totalMs || 0));
+  if (boot > 0.05) segments.push({ key: 'boot', ms: boot });
+  for (const key of CATEGORY_ORDER) if (cat[key] > 0) segments.push({ key, ms: cat[key] });
+  const total = segments.reduce((s, x) => s + x.ms, 0) || 1;
+  return segments.map((s) => ({ ...s, share: s.ms / total }));
+}
+
+function renderSplit(report) {
+  const split = timeSplit(report);
+  if (!split) {
+    return '<p class="muted">No CPU profile in this report, so no split by category.</p>';
+  }
+  const bar = split.map((s) => `<div class="seg cat-${s.key}" style="flex-grow:${s.share.toFixed(5)}" ` +
+    `title="${esc(`${CATEGORY_LABELS[s.key]}: ${fmtMs(s.ms)} (${(s.share * 100).toFixed(1)}%) – ${CATEGORY_HINTS[s.key]}`)}">` +
+    (s.share > 0.07 ? `<span>${esc(CATEGORY_LABELS[s.key])} ${esc(fmtMs(s.ms))}</span>` : '') + '</div>').join('');
+  const legend = split.map((s) => `<li><i class="cat-${s.key}"></i><b>${esc(CATEGORY_LABELS[s.key])}</b> ` +
+    `${esc(fmtMs(s.ms))} <span class="muted">${(s.share * 100).toFixed(0)}%</span>` +
+    `<div class="hint">${esc(CATEGORY_HINTS[s.key])}</div></li>`).join('');
+  return `<div class="splitbar" role="img" aria-label="time to ready by category">${bar}</div><ul class="legend">${legend}</ul>`;
+}
+
+function stat(label, value, note) {
+  return `<div class="stat"><div class="label">${esc(label)}</div><div class="value">${esc(value)}</div>` +
+    (note ? `<div class="note">${esc(note)}</div>` : '') + '</div>';
+}
+
+function renderPackages(report, colors) {
+  if (!report.packages.length) return '<p class="muted">No modules were loaded.</p>';
+  const most = Math.max(...report.packages.map((p) => p.inclusiveMs), 0.001);
+  const rows = report.packages.map((p) => `<tr>` +
+    `<td data-v="${esc(p.name)}"><i class="swatch" style="background:${colors[p.name]}"></i>${esc(p.name)}</td>` +
+    `<td class="num" data-v="${p.modules}">${p.modules}</td>` +
+    `<td class="num" data-v="${p.inclusiveMs}">${esc(fmtMs(p.inclusiveMs))}</td>` +
+    `<td class="num" data-v="${p.loadMs}">${esc(fmtMs(p.loadMs))}</td>` +
+    `<td class="barcell" data-v="${p.inclusiveMs}"><div class="minibar" style="width:${(100 * p.inclusiveMs / most).toFixed(1)}%;background:${colors[p.name]}"></div></td>` +
+    `</tr>`).join('\n');
+  return `<div class="scroll"><table class="sortable" id="packages-table">
+<thead><tr><th data-type="text">package</th><th data-type="num" class="num">modules</th>
+<th data-type="num" class="num" aria-sort="descending" title="time in the package's own files, dependencies excluded: packages add up">own</th>
+<th data-type="num" class="num" title="wall time of loading the package from outside, its dependencies included">load (with deps)</th>
+<th data-type="num">share of own time</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table></div>`;
+}
+
+function renderModules(report, colors) {
+  if (!report.modules.length) return '<p class="muted">No modules were loaded.</p>';
+  const byInclusive = [...report.modules].sort((a, b) => b.inclusiveMs - a.inclusiveMs || a.file.localeCompare(b.file));
+  const rows = byInclusive.map((m) => `<tr>` +
+    `<td class="file" data-v="${esc(m.file)}" title="${esc(m.parent ? `required by ${m.parent}` : 'entry')}">${esc(m.file)}</td>` +
+    `<td data-v="${esc(m.package)}"><i class="swatch" style="background:${colors[m.package]}"></i>${esc(m.package)}</td>` +
+    `<td data-v="${esc(m.kind)}">${esc(m.kind)}</td>` +
+    `<td class="num" data-v="${m.startMs}">${esc(fmtMs(m.startMs))}</td>` +
+    `<td class="num" data-v="${m.resolveMs}">${esc(fmtMs(m.resolveMs))}</td>` +
+    `<td class="num" data-v="${m.selfMs}">${esc(fmtMs(m.selfMs))}</td>` +
+    `<td class="num" data-v="${m.inclusiveMs}">${esc(fmtMs(m.inclusiveMs))}</td>` +
+    `</tr>`).join('\n');
+  return `<div class="tools"><input type="search" id="module-filter" placeholder="filter by file or package" aria-label="filter modules">
+<span class="muted" id="module-count">${report.modules.length} modules</span></div>
+<div class="scroll"><table class="sortable" id="modules-table">
+<thead><tr><th data-type="text">file</th><th data-type="text">package</th><th data-type="text">kind</th>
+<th data-type="num" class="num" title="when its require/import began, ms from process start">start</th>
+<th data-type="num" class="num" title="finding the file">resolve</th>
+<th data-type="num" class="num" title="its own load time, modules it required excluded">self</th>
+<th data-type="num" class="num" aria-sort="descending" title="load time including the modules it required">inclusive</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table></div>`;
+}
+
+function renderDetails(report) {
+  const rows = [
+    ['command', shellQuote(report.command)],
+    ['node', report.node],
+    ['ready moment', `${momentOf(report.until)}${report.partial ? ' (partial: interrupted)' : ''}`],
+    ['time to ready', fmtMs(report.readyAt)],
+    report.attachMs != null && ['profiler attach pause', `${fmtMs(report.attachMs)} (not counted in time to ready)`],
+    ['cwd', report.cwd],
+    ['root', report.root],
+    ['pid', report.pid],
+    report.exitCode != null && ['exit code', report.exitCode],
+    report.address && ['address', `${report.address.address} port ${report.address.port}`],
+    ['files read to start', `${report.files} (${Object.entries(report.filesByVia || {}).map(([k, v]) => `${v} ${k}`).join(', ')})`],
+    ['bytes read', fmtBytes(report.bytes)],
+    (report.builtins || []).length && ['builtins', report.builtins.join(' ')],
+  ].filter(Boolean);
+  return `<dl class="details">${rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>`;
+}
+
+function renderOutside(report) {
+  const list = report.outsideRoot || [];
+  if (!list.length) return '<p class="muted">None: every startup file is inside the root.</p>';
+  return `<p class="muted">Files read during startup outside <code>${esc(report.root)}</code>. ` +
+    '<code>coldstart pack</code> never packs them: they must exist where the app runs.</p>' +
+    `<ul class="outside">${list.map((f) => `<li><code>${esc(f)}</code></li>`).join('')}</ul>`;
+}
+
+/** JSON that can sit inside a <script> element. */
+function scriptJson(value) {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/**
+ * Renders report.html from a report (report.json content).
+ * @param {object} report as built by lib/analyze/startup-report.js buildReport
+ * @returns {string} a complete HTML document with no external resources
+ */
+function renderReportHtml(report) {
+  const colors = packageColors(report.packages || []);
+  const firstModule = report.modules.reduce((min, m) => Math.min(min, m.startMs), Infinity);
+  const moduleMs = report.modules.filter((m) => !m.parent).reduce((sum, m) => sum + m.inclusiveMs, 0);
+  const data = {
+    readyAt: report.readyAt,
+    colors,
+    modules: report.modules.map((m) => ({
+      file: m.file, package: m.package, kind: m.kind, parent: m.parent,
+      startMs: m.startMs, resolveMs: m.resolveMs, selfMs: m.selfMs, inclusiveMs: m.inclusiveMs,
+    })),
+  };
+  const title = `coldstart: ${shellQuote(report.command)}`;
+  const outside = (report.outsideRoot || []).length;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="coldstart">
+<title>${esc(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header class="card head">
+  <div class="brand">coldstart <span>startup report</span>${report.partial ? ' <em class="badge">partial: interrupted</em>' : ''}</div>
+  <h1><code id="command">${esc(shellQuote(report.command))}</code></h1>
+  <div class="meta">node <b id="node-version">${esc(report.node)}</b> · root <code>${esc(report.root)}</code> · pid ${esc(report.pid)}</div>
+  <div class="stats">
+    ${stat(`time to ready (${momentOf(report.until)})`, fmtMs(report.readyAt), report.attachMs != null ? `excludes a ${fmtMs(report.attachMs)} profiler pause` : '')}
+    ${stat('modules', String(report.modules.length), `${(report.packages || []).length} packages`)}
+    ${stat('loading modules', fmtMs(moduleMs), Number.isFinite(firstModule) ? `first module at ${fmtMs(firstModule)}` : '')}
+    ${stat('files read', String(report.files), fmtBytes(report.bytes))}
+    ${stat('outside the root', String(outside), outside ? 'never packed' : 'all packable')}
+  </div>
+</header>
+
+<section class="card" id="split">
+  <h2>Where the time to ready went</h2>
+  ${renderSplit(report)}
+</section>
+
+<section class="card" id="timeline-section">
+  <h2>Module loading, from process start to ready
+    <label class="timeline-tools"><input type="checkbox" id="timeline-from-first"> start at the first module</label></h2>
+  <p class="muted">Each bar is one module, from the start of its require or import until it returned; modules it loaded sit below it. Hover for figures.</p>
+  <div id="timeline" class="timeline"><noscript>The timeline needs JavaScript.</noscript></div>
+</section>
+
+<section class="card" id="tree-section">
+  <h2>Require tree <span class="muted small">width = inclusive time · colour = package · click to zoom, Esc to zoom out</span></h2>
+  <nav id="crumbs" class="crumbs" aria-label="zoom path"></nav>
+  <div id="tree" class="tree"></div>
+  <div id="selection" class="selection muted">Click a module to see its figures.</div>
+</section>
+
+<section class="card" id="packages">
+  <h2>Packages <span class="muted small">click a column to sort</span></h2>
+  ${renderPackages(report, colors)}
+</section>
+
+<section class="card" id="modules">
+  <h2>Modules</h2>
+  ${renderModules(report, colors)}
+</section>
+
+<section class="card" id="outside">
+  <h2>Read outside the root</h2>
+  ${renderOutside(report)}
+</section>
+
+<section class="card" id="details">
+  <h2>Capture</h2>
+  ${renderDetails(report)}
+</section>
+<footer class="muted small">Written by coldstart. Open the CPU profile with <code>coldstart view</code>; compare two reports with <code>coldstart diff</code>.</footer>
+<div id="tip" class="tip" hidden></div>
+<script type="application/json" id="coldstart-data">${scriptJson(data)}</script>
+<script>(${client.toString()})(JSON.parse(document.getElementById('coldstart-data').textContent));</script>
+</body>
+</html>
+`;
+}
+
+const STYLE = `
+:root { --bg: #f4f6f9; --card: #fff; --fg: #1d2430; --muted: #5f6b7a; --line: #e2e6ec; --accent: #2f6fce;
+  --boot: #d5dae1; --resolve: #5b8fd1; --read: #4fb3a9; --compile: #9b7ed6; --execute: #ee9a4d; --gc: #e06b6b;
+  --other: #a3acb9; --idle: #e8ebef; color-scheme: light; }
+* { box-sizing: border-box; }
+body { margin: 0; padding: 20px; background: var(--bg); color: var(--fg);
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+body > * { max-width: 1240px; margin-left: auto; margin-right: auto; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; font-size: 0.95em; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 16px 20px; margin-bottom: 16px; }
+h1 { font-size: 20px; margin: 4px 0 4px; word-break: break-all; }
+h2 { font-size: 16px; margin: 0 0 10px; }
+.muted { color: var(--muted); }
+.small { font-size: 12px; font-weight: normal; }
+.brand { font-weight: 700; color: var(--accent); letter-spacing: 0.02em; }
+.brand span { color: var(--muted); font-weight: 500; }
+.badge { font-style: normal; background: #fde7b0; color: #6b4a00; border-radius: 4px; padding: 1px 6px; font-size: 12px; }
+.meta { color: var(--muted); margin-bottom: 12px; }
+.stats { display: flex; flex-wrap: wrap; gap: 10px; }
+.stat { flex: 1 1 160px; border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; }
+.stat .label { color: var(--muted); font-size: 12px; }
+.stat .value { font-size: 24px; font-weight: 650; font-variant-numeric: tabular-nums; }
+.stat:first-child .value { color: var(--accent); }
+.stat .note { color: var(--muted); font-size: 12px; }
+.splitbar { display: flex; height: 34px; border-radius: 6px; overflow: hidden; border: 1px solid var(--line); }
+.seg { min-width: 2px; display: flex; align-items: center; justify-content: center; overflow: hidden; white-space: nowrap;
+  font-size: 12px; color: #10161f; border-right: 1px solid rgba(255,255,255,0.7); }
+.seg:last-child { border-right: 0; }
+.cat-boot { background: repeating-linear-gradient(45deg, var(--boot), var(--boot) 6px, #e6e9ee 6px, #e6e9ee 12px); }
+.cat-resolve { background: var(--resolve); } .cat-read { background: var(--read); } .cat-compile { background: var(--compile); }
+.cat-execute { background: var(--execute); } .cat-gc { background: var(--gc); } .cat-other { background: var(--other); }
+.cat-idle { background: var(--idle); }
+.legend { list-style: none; padding: 0; margin: 12px 0 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(190px, 1fr)); gap: 6px 16px; }
+.legend i { display: inline-block; width: 12px; height: 12px; border-radius: 3px; vertical-align: -1px; margin-right: 6px; }
+.legend li { white-space: nowrap; }
+.legend .hint { color: var(--muted); font-size: 12px; margin-left: 18px; white-space: normal; }
+.timeline { position: relative; overflow: hidden; }
+.timeline .axis { position: relative; height: 20px; border-bottom: 1px solid var(--line); font-size: 11px; color: var(--muted); }
+.timeline .tick { position: absolute; top: 0; transform: translateX(-50%); white-space: nowrap; }
+.timeline .tick::after { content: ''; position: absolute; left: 50%; top: 15px; height: 5px; border-left: 1px solid #c4cad3; }
+.timeline .lanes { position: relative; }
+.timeline .bar { position: absolute; height: 13px; border-radius: 2px; min-width: 1px; box-shadow: inset 0 0 0 0.5px rgba(0,0,0,0.25); }
+.timeline .bar:hover, .tree .node:hover { outline: 2px solid var(--fg); z-index: 2; }
+.timeline .bootzone { position: absolute; top: 0; bottom: 0; left: 0; background: repeating-linear-gradient(45deg, #f1f3f6, #f1f3f6 6px, #fafbfc 6px, #fafbfc 12px);
+  color: var(--muted); font-size: 11px; padding: 4px 6px; overflow: hidden; white-space: nowrap; }
+.timeline .ready { position: absolute; top: 0; bottom: 0; border-left: 2px solid #d23c3c; }
+.timeline .readylabel { color: #b32d2d; font-weight: 600; }
+.timeline .readylabel::after { left: auto; right: 0; border-left-color: #d23c3c; }
+.timeline-tools { float: right; font-size: 12px; color: var(--muted); font-weight: normal; }
+.crumbs { font-size: 13px; margin-bottom: 6px; min-height: 20px; }
+.crumbs button { border: 0; background: none; color: var(--accent); cursor: pointer; padding: 0 2px; font: inherit; }
+.crumbs button:hover { text-decoration: underline; }
+.crumbs button:disabled { color: var(--fg); cursor: default; text-decoration: none; font-weight: 600; }
+.tree { position: relative; user-select: none; }
+.tree .node { position: absolute; height: 21px; border-radius: 3px; overflow: hidden; white-space: nowrap; text-overflow: ellipsis;
+  font-size: 12px; line-height: 21px; padding: 0 5px; cursor: pointer; color: #10161f; box-shadow: inset 0 0 0 0.5px rgba(0,0,0,0.28); }
+.tree .node.root { background: #e9edf2; }
+.tree .node.selected { outline: 2px solid var(--accent); z-index: 3; }
+.tree .node b { font-weight: 600; }
+.selection { margin-top: 10px; min-height: 40px; font-size: 13px; }
+.selection .file { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; color: var(--fg); word-break: break-all; }
+.selection .figs { color: var(--fg); }
+.tools { display: flex; gap: 12px; align-items: center; margin-bottom: 8px; }
+.tools input { flex: 0 1 360px; padding: 6px 9px; border: 1px solid var(--line); border-radius: 6px; font: inherit; }
+.scroll { max-height: 460px; overflow: auto; border: 1px solid var(--line); border-radius: 8px; }
+table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
+th, td { padding: 5px 10px; text-align: left; border-bottom: 1px solid var(--line); white-space: nowrap; }
+th { position: sticky; top: 0; background: #f7f9fb; font-weight: 600; font-size: 12px; color: var(--muted); cursor: pointer; z-index: 1; }
+th:hover { color: var(--fg); }
+th[aria-sort=descending]::after { content: ' ▾'; } th[aria-sort=ascending]::after { content: ' ▴'; }
+td.file { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; white-space: normal; word-break: break-all; }
+.num { text-align: right; }
+tbody tr:hover { background: #f3f6fa; }
+.swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 7px; vertical-align: 0; box-shadow: inset 0 0 0 0.5px rgba(0,0,0,0.3); }
+.barcell { width: 28%; min-width: 120px; }
+.minibar { height: 10px; border-radius: 2px; min-width: 1px; }
+.outside { margin: 6px 0 0; padding-left: 20px; }
+.details { display: grid; grid-template-columns: max-content 1fr; gap: 4px 18px; margin: 0; }
+.details dt { color: var(--muted); }
+.details dd { margin: 0; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; word-break: break-all; }
+footer { text-align: center; padding: 4px 0 12px; }
+.tip { position: fixed; z-index: 10; pointer-events: none; background: #1d2430; color: #fff; border-radius: 6px; padding: 7px 10px;
+  font-size: 12px; line-height: 1.5; max-width: 460px; box-shadow: 0 4px 14px rgba(0,0,0,0.25); }
+.tip .t { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; word-break: break-all; font-weight: 600; }
+.tip .d { color: #c5cdd8; }
+`;
+
+/* The page's script: runs in the browser on the embedded data, builds the timeline and the
+   require tree, sorts and filters the tables. Kept as a function so Node parses it too. */
+function client(data) {
+  const $ = (sel) => document.querySelector(sel);
+  const fmt = (n) => (n == null || !isFinite(n) ? '–' : n >= 100 ? Math.round(n) + ' ms' : n.toFixed(1) + ' ms');
+  const color = (pkg) => data.colors[pkg] || '#ccc';
+  const el = (tag, cls, text) => {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text != null) e.textContent = text;
+    return e;
+  };
+  const short = (file) => {
+    const i = file.lastIndexOf('node_modules/');
+    return i === -1 ? file : file.slice(i + 'node_modules/'.length);
+  };
+
+  // The require tree: each module under the module that first loaded it.
+  const nodes = new Map();
+  for (const m of data.modules) nodes.set(m.file, Object.assign({}, m, { children: [] }));
+  const top = [];
+  for (const n of nodes.values()) {
+    const p = n.parent && nodes.get(n.parent);
+    if (p && p !== n) p.children.push(n);
+    else top.push(n);
+  }
+  // A malformed report with a parent cycle must not hang the page: cut the cycle.
+  const reached = new Set();
+  (function mark(list) {
+    for (const n of list) {
+      if (reached.has(n)) continue;
+      reached.add(n);
+      mark(n.children);
+    }
+  })(top);
+  for (const n of nodes.values()) if (!reached.has(n)) { top.push(n); n.children = []; reached.add(n); }
+  const bySize = (a, b) => b.inclusiveMs - a.inclusiveMs || (a.file < b.file ? -1 : 1);
+  for (const n of nodes.values()) n.children.sort(bySize);
+  top.sort(bySize);
+  // One entry module (the usual case) is the root itself; several get a common root.
+  const root = top.length === 1 ? top[0] : {
+    file: 'all modules', package: null, root: true, children: top, parentNode: null,
+    inclusiveMs: top.reduce((s, n) => s + (n.inclusiveMs || 0), 0), selfMs: 0,
+  };
+  root.parentNode = null;
+  (function link(n, depth) {
+    n.depth = depth;
+    for (const c of n.children) { c.parentNode = n; link(c, depth + 1); }
+  })(root, 0);
+
+  // Tooltip shared by the timeline and the tree.
+  const tip = $('#tip');
+  function showTip(ev, n) {
+    tip.replaceChildren(
+      el('div', 't', n.file),
+      el('div', 'd', n.root ? data.modules.length + ' modules' : n.package + ' · ' + n.kind + (n.parent ? ' · required by ' + n.parent : ' · entry')),
+      el('div', '', 'inclusive ' + fmt(n.inclusiveMs) + (n.root ? '' : ' · self ' + fmt(n.selfMs) + ' · resolve ' + fmt(n.resolveMs))),
+      el('div', 'd', n.root ? '' : 'started at ' + fmt(n.startMs) + ' · ' + n.children.length + (n.children.length === 1 ? ' direct require' : ' direct requires')));
+    tip.hidden = false;
+    const x = Math.min(ev.clientX + 14, window.innerWidth - tip.offsetWidth - 8);
+    const y = ev.clientY + 16 + tip.offsetHeight > window.innerHeight ? ev.clientY - tip.offsetHeight - 10 : ev.clientY + 16;
+    tip.style.left = Math.max(4, x) + 'px';
+    tip.style.top = y + 'px';
+  }
+  const hideTip = () => { tip.hidden = true; };
+
+  function niceStep(span, count) {
+    const raw = span / count;
+    const pow = Math.pow(10, Math.floor(Math.log10(raw)));
+    const unit = [1, 2, 5, 10].find((s) => s * pow >= raw) * pow;
+    return unit;
+  }
+
+  let fromFirst = false;
+  function drawTimeline() {
+    const box = $('#timeline');
+    box.replaceChildren();
+    const first = data.modules.reduce((min, m) => Math.min(min, m.startMs), Infinity);
+    const end = Math.max(data.readyAt || 0, ...data.modules.map((m) => m.startMs + m.inclusiveMs)) || 1;
+    const from = fromFirst && isFinite(first) ? Math.max(0, first - (end - first) * 0.01) : 0;
+    const span = end - from || 1;
+    const pct = (ms) => (100 * (ms - from) / span) + '%';
+    const len = (ms) => (100 * ms / span) + '%';
+    const axis = el('div', 'axis');
+    const step = niceStep(span, Math.max(2, Math.floor(box.clientWidth / 90)));
+    for (let t = Math.ceil(from / step) * step; t <= end; t += step) {
+      // Leave room for the ready label, which sits left of the ready line.
+      if (data.readyAt && Math.abs(data.readyAt - t) / span * box.clientWidth < 100) continue;
+      const tick = el('div', 'tick', t + ' ms');
+      tick.style.left = pct(t);
+      if ((t - from) / span * box.clientWidth < 24) tick.style.transform = 'none'; // keep it inside the box
+      axis.append(tick);
+    }
+    const lanes = el('div', 'lanes');
+    const rowH = 15;
+    let maxDepth = 0;
+    (function place(list) {
+      for (const n of list) {
+        if (!n.root) {
+          const d = n.depth - root.depth - (root.root ? 1 : 0);
+          maxDepth = Math.max(maxDepth, d);
+          const bar = el('div', 'bar');
+          bar.style.left = pct(n.startMs);
+          bar.style.width = len(Math.max(n.inclusiveMs, 0));
+          bar.style.top = (4 + d * rowH) + 'px';
+          bar.style.background = color(n.package);
+          bar.dataset.file = n.file;
+          bar.addEventListener('mousemove', (ev) => showTip(ev, n));
+          bar.addEventListener('mouseleave', hideTip);
+          bar.addEventListener('click', () => select(n, true));
+          lanes.append(bar);
+        }
+        place(n.children);
+      }
+    })([root]);
+    lanes.style.height = (8 + (maxDepth + 1) * rowH) + 'px';
+    if (isFinite(first) && first > from) {
+      const wide = (first - from) / span * box.clientWidth > 170;
+      const boot = el('div', 'bootzone', wide ? 'before the first module: ' + fmt(first) : '');
+      boot.style.width = len(first - from);
+      boot.title = 'Node boot and preloads, before the first module of the app began to load';
+      lanes.prepend(boot);
+    }
+    if (data.readyAt) {
+      const ready = el('div', 'ready');
+      ready.style.left = pct(data.readyAt);
+      lanes.append(ready);
+      const label = el('div', 'tick readylabel', 'ready ' + fmt(data.readyAt));
+      label.style.left = pct(data.readyAt);
+      label.style.transform = 'translateX(-100%)';
+      axis.append(label);
+    }
+    box.append(axis, lanes);
+  }
+  const zoomBox = $('#timeline-from-first');
+  if (zoomBox) zoomBox.addEventListener('change', () => { fromFirst = zoomBox.checked; drawTimeline(); });
+
+  // The icicle: rows by depth, widths by inclusive time, the focused node spanning the width.
+  let focus = root;
+  let selected = null;
+  function drawTree() {
+    const box = $('#tree');
+    box.replaceChildren();
+    const width = box.clientWidth || 1000;
+    const rowH = 23;
+    let maxDepth = 0;
+    function place(n, left, w, depth) {
+      maxDepth = Math.max(maxDepth, depth);
+      const div = el('div', 'node' + (n.root ? ' root' : '') + (n === selected ? ' selected' : ''));
+      div.style.left = (100 * left / width) + '%';
+      div.style.width = 'calc(' + (100 * w / width) + '% - 1px)';
+      div.style.top = (depth * rowH) + 'px';
+      if (!n.root) div.style.background = color(n.package);
+      div.dataset.depth = String(depth);
+      div.dataset.file = n.file;
+      if (n.package) div.dataset.package = n.package;
+      div.dataset.inclusiveMs = String(n.inclusiveMs);
+      if (w > 44) {
+        const label = n.root ? 'all modules' : short(n.file);
+        div.append(el('b', '', label), document.createTextNode(' ' + fmt(n.inclusiveMs)));
+      }
+      div.addEventListener('mousemove', (ev) => showTip(ev, n));
+      div.addEventListener('mouseleave', hideTip);
+      div.addEventListener('click', (ev) => { ev.stopPropagation(); select(n, false); });
+      box.append(div);
+      const total = n.children.reduce((s, c) => s + Math.max(c.inclusiveMs, 0), 0);
+      // Children can add up to a little more than their parent (rounding, async ESM): squeeze them in.
+      const scale = total > n.inclusiveMs || !(n.inclusiveMs > 0) ? (total > 0 ? w / total : 0) : w / n.inclusiveMs;
+      let x = left;
+      for (const c of n.children) {
+        const cw = Math.max(c.inclusiveMs, 0) * scale;
+        if (cw >= 2) place(c, x, cw, depth + 1);
+        x += cw;
+      }
+    }
+    place(focus, 0, width, 0);
+    box.style.height = ((maxDepth + 1) * rowH) + 'px';
+    drawCrumbs();
+  }
+
+  function drawCrumbs() {
+    const nav = $('#crumbs');
+    nav.replaceChildren();
+    const path = [];
+    for (let n = focus; n; n = n.parentNode) path.unshift(n);
+    path.forEach((n, i) => {
+      if (i) nav.append(document.createTextNode(' › '));
+      const b = el('button', '', n.root ? 'all modules' : short(n.file));
+      if (n === focus) b.disabled = true;
+      b.type = 'button';
+      b.addEventListener('click', () => { focus = n; drawTree(); });
+      nav.append(b);
+    });
+  }
+
+  function select(n, reveal) {
+    selected = n;
+    if (n === focus && !reveal) focus = n.parentNode || root; // a click on the top box zooms out
+    else if (n.root) focus = root;
+    else if (n.children.length) focus = n;
+    else if (reveal) focus = n.parentNode || root;
+    drawTree();
+    const box = $('#selection');
+    box.classList.remove('muted');
+    box.replaceChildren(
+      el('div', 'file', n.file),
+      el('div', 'figs', n.root
+        ? data.modules.length + ' modules · ' + fmt(n.inclusiveMs) + ' loading them'
+        : n.package + ' · ' + n.kind + ' · self ' + fmt(n.selfMs) + ' · inclusive ' + fmt(n.inclusiveMs) +
+          ' · resolve ' + fmt(n.resolveMs) + ' · started at ' + fmt(n.startMs)),
+      el('div', 'muted', n.root ? '' : (n.parent ? 'required by ' + n.parent : 'entry') +
+        (n.children.length ? ' · requires ' + n.children.length + (n.children.length === 1 ? ' module: ' : ' modules, the slowest ') +
+          short(n.children[0].file) + ' (' + fmt(n.children[0].inclusiveMs) + ')' : '')));
+    if (reveal) $('#tree-section').scrollIntoView({ behavior: 'smooth', block: 'start' });
+  }
+
+  document.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Escape' && focus.parentNode) { focus = focus.parentNode; drawTree(); }
+  });
+
+  // Sortable tables: each cell carries its sort value in data-v.
+  for (const table of document.querySelectorAll('table.sortable')) {
+    const heads = [...table.tHead.rows[0].cells];
+    heads.forEach((th, col) => th.addEventListener('click', () => {
+      const numeric = th.dataset.type === 'num';
+      const dir = th.getAttribute('aria-sort') === 'descending' ? 'ascending'
+        : th.getAttribute('aria-sort') === 'ascending' ? 'descending' : numeric ? 'descending' : 'ascending';
+      for (const h of heads) h.removeAttribute('aria-sort');
+      th.setAttribute('aria-sort', dir);
+      const sign = dir === 'ascending' ? 1 : -1;
+      const body = table.tBodies[0];
+      const rows = [...body.rows];
+      const val = (r) => r.cells[col].dataset.v;
+      rows.sort((a, b) => {
+        const x = val(a), y = val(b);
+        const c = numeric ? (Number(x) - Number(y)) : x.localeCompare(y);
+        return sign * c;
+      });
+      body.append(...rows);
+    }));
+  }
+
+  const filter = $('#module-filter');
+  if (filter) {
+    filter.addEventListener('input', () => {
+      const q = filter.value.trim().toLowerCase();
+      let shown = 0;
+      for (const row of $('#modules-table').tBodies[0].rows) {
+        const hit = !q || row.cells[0].dataset.v.toLowerCase().includes(q) || row.cells[1].dataset.v.toLowerCase().includes(q);
+        row.hidden = !hit;
+        if (hit) shown++;
+      }
+      $('#module-count').textContent = q ? shown + ' of ' + data.modules.length + ' modules' : data.modules.length + ' modules';
+    });
+  }
+
+  drawTimeline();
+  drawTree();
+  let resizeTimer = null;
+  window.addEventListener('resize', () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => { drawTimeline(); drawTree(); }, 120);
+  });
+}
+
+module.exports = { renderReportHtml };

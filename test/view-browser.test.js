@@ -1,0 +1,144 @@
+'use strict';
+// The pages coldstart opens, in a real headless Chromium (Debian's `chromium` driven by
+// playwright-core): report.html from disk and speedscope served by `coldstart view`. Screenshots
+// are kept under <tmpdir>/coldstart-screenshots/ for a person to look at.
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { copyFixture, runCli, spawnCli, waitFor, rm } = require('./helpers/app.js');
+
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => fs.existsSync(p));
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+  '--disable-sync', '--no-first-run'];
+const SCREENSHOTS = path.join(os.tmpdir(), 'coldstart-screenshots');
+const HEADLESS = { DISPLAY: '', WAYLAND_DISPLAY: '', BROWSER: '' };
+
+let playwright = null;
+try {
+  playwright = require('playwright-core');
+} catch { /* said below */ }
+
+const missing = !CHROMIUM ? 'chromium is not installed (apt-get install -y chromium)'
+  : !playwright ? 'playwright-core is not installed (npm ci)' : null;
+
+/** Skips loudly on a developer machine without a browser; in CI a missing browser is a failure. */
+function requireBrowser(t) {
+  if (!missing) return true;
+  if (process.env.CI) assert.fail(`browser test cannot run in CI: ${missing}`);
+  process.stderr.write(`\n*** SKIPPED: ${t.name}: ${missing} ***\n\n`);
+  t.skip(`SKIPPED: ${missing}`);
+  return false;
+}
+
+let browser = null;
+let app = null;
+test.before(async () => {
+  app = copyFixture('express-app');
+  const r = await runCli(['profile', '--quiet', '--', 'node', 'server.js'], { cwd: app });
+  assert.strictEqual(r.code, 0, r.stderr);
+  if (!missing) browser = await playwright.chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+});
+test.after(async () => {
+  if (browser) await browser.close();
+  if (app) rm(app);
+});
+
+/** A page that records what would be a problem: errors, failed loads, requests off `allowed`. */
+async function watchedPage(allowed) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('requestfailed', (r) => problems.push(`failed: ${r.url()}`));
+  page.on('request', (r) => { if (!allowed(r.url())) problems.push(`request off limits: ${r.url()}`); });
+  return { page, problems };
+}
+
+test('report.html in Chromium: no errors, no network, the slowest package first in the tree', async (t) => {
+  if (!requireBrowser(t)) return;
+  const report = JSON.parse(fs.readFileSync(path.join(app, '.coldstart', 'report.json'), 'utf8'));
+  const opened = await runCli(['view', '--report', '--json'], { cwd: app, env: HEADLESS });
+  assert.strictEqual(opened.code, 0, opened.stderr);
+  const { url } = JSON.parse(opened.stdout);
+
+  const { page, problems } = await watchedPage((u) => u.startsWith('file:') || u.startsWith('data:'));
+  try {
+    await page.goto(url);
+    await page.waitForSelector('#tree .node');
+    assert.strictEqual(await page.textContent('#command'), 'node server.js');
+    assert.strictEqual(await page.textContent('#node-version'), report.node);
+
+    // The slowest package: the most wall time to load, the app's own code aside (express here).
+    const slowest = report.packages.filter((p) => p.name !== '(app)').sort((a, b) => b.loadMs - a.loadMs)[0].name;
+    const nodes = await page.$$eval('#tree .node', (list) => list.map((n) => ({
+      file: n.dataset.file, pkg: n.dataset.package, depth: Number(n.dataset.depth), left: n.getBoundingClientRect().left,
+    })));
+    assert.strictEqual(nodes[0].file, 'server.js', 'the entry is the root of the tree');
+    const first = nodes.find((n) => n.pkg !== '(app)');
+    assert.strictEqual(first.pkg, slowest, 'the first package in the tree is the slowest');
+    const leftmost = Math.min(...nodes.filter((n) => n.depth === first.depth).map((n) => n.left));
+    assert.strictEqual(first.left, leftmost, 'and it is drawn first, on the left');
+
+    assert.strictEqual(await page.locator('#timeline .bar').count(), report.modules.length, 'one timeline bar per module');
+    assert.strictEqual(await page.textContent('#packages-table tbody tr:first-child td:first-child'), report.packages[0].name);
+
+    // Sort packages by module count.
+    await page.click('#packages-table th:nth-child(2)');
+    const mostModules = Math.max(...report.packages.map((p) => p.modules));
+    assert.strictEqual(Number(await page.textContent('#packages-table tbody tr:first-child td:nth-child(2)')), mostModules);
+    assert.strictEqual(await page.getAttribute('#packages-table th:nth-child(2)', 'aria-sort'), 'descending');
+
+    // Filter modules.
+    await page.fill('#module-filter', slowest);
+    const shown = await page.$$eval('#modules-table tbody tr', (rows) => rows.filter((r) => !r.hidden).map((r) => r.cells[1].dataset.v));
+    assert.ok(shown.length > 0 && shown.every((p) => p === slowest), shown.join(','));
+    await page.fill('#module-filter', '');
+
+    // Click the slowest package's box: it is selected, figures shown, tree zoomed to it.
+    const box = page.locator(`#tree .node[data-file="${first.file}"]`);
+    await box.click();
+    assert.match(await page.textContent('#selection'), new RegExp(`${first.file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}[\\s\\S]*${slowest} · cjs · self [\\d.]+ ms · inclusive [\\d.]+ ms`));
+    assert.strictEqual(await page.getAttribute('#tree .node[data-depth="0"]', 'data-file'), first.file, 'zoomed in');
+    await page.keyboard.press('Escape');
+    assert.strictEqual(await page.getAttribute('#tree .node[data-depth="0"]', 'data-file'), 'server.js', 'Esc zooms out');
+
+    await page.locator(`#tree .node[data-file="${first.file}"]`).hover();
+    assert.ok(await page.isVisible('#tip'), 'hover shows the figures');
+    assert.match(await page.textContent('#tip'), /inclusive [\d.]+ ms · self [\d.]+ ms/);
+
+    const shot = path.join(SCREENSHOTS, 'report.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    t.diagnostic(`report.html screenshot: ${shot}`);
+    assert.deepStrictEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('speedscope served by coldstart view loads the profile offline in Chromium', async (t) => {
+  if (!requireBrowser(t)) return;
+  const { child, done, output } = spawnCli(['view', '--no-open', '--once'], { cwd: app, env: HEADLESS });
+  let page = null;
+  try {
+    const url = await waitFor(() => (/http:\/\/127\.0\.0\.1:\d+\/\S+/.exec(output().stdout) || [])[0], 10000, 'the URL');
+    const origin = new URL(url).origin;
+    const watched = await watchedPage((u) => u.startsWith(`${origin}/`) || u.startsWith('data:') || u.startsWith('blob:'));
+    page = watched.page;
+    await page.goto(url);
+    await page.waitForFunction(() => document.title === 'startup.cpuprofile - speedscope', null, { timeout: 15000 });
+    await page.waitForSelector('canvas');
+    assert.match(await page.textContent('body'), /Time Order/);
+    const shot = path.join(SCREENSHOTS, 'speedscope.png');
+    await page.screenshot({ path: shot });
+    t.diagnostic(`speedscope screenshot: ${shot}`);
+    assert.deepStrictEqual(watched.problems, []);
+    const result = await done;
+    assert.strictEqual(result.code, 0, result.stderr);
+  } finally {
+    if (page) await page.close();
+    child.kill('SIGKILL');
+  }
+});
