@@ -4,23 +4,8 @@ const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { spawn, execFileSync } = require('child_process');
-const { copyFixture, runCli, rm } = require('./helpers/app.js');
-
-function listenIn(cwd, args, pattern, ms = 15000) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no listen: ${out}`)); }, ms);
-    const onData = (c) => {
-      out += c;
-      if (pattern.test(out)) { clearTimeout(timer); child.kill('SIGKILL'); resolve(out); }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => { if (!pattern.test(out)) { clearTimeout(timer); reject(new Error(`exited ${code}: ${out}`)); } });
-  });
-}
+const { execFileSync } = require('child_process');
+const { copyFixture, runCli, rm, runNodeUntil } = require('./helpers/app.js');
 
 async function packAndRunAlone(fixture, entry, pattern) {
   const dir = copyFixture(fixture);
@@ -33,7 +18,7 @@ async function packAndRunAlone(fixture, entry, pattern) {
     assert.ok(summary.files > 0 && summary.bytes > 0);
     assert.ok(summary.files <= summary.tree.files);
     execFileSync('tar', ['-xf', tar, '-C', empty]);
-    await listenIn(empty, [entry], pattern);
+    await runNodeUntil(empty, [entry], pattern);
     return summary;
   } finally {
     rm(dir);

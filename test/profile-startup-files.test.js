@@ -4,23 +4,7 @@ const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { spawn } = require('child_process');
-const { copyFixture, runCli, rm } = require('./helpers/app.js');
-
-function startAndWaitForListen(cwd, pattern, ms = 15000) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['server.js'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no listen: ${out}`)); }, ms);
-    const onData = (c) => {
-      out += c;
-      if (pattern.test(out)) { clearTimeout(timer); child.kill('SIGKILL'); resolve(out); }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => { if (!pattern.test(out)) { clearTimeout(timer); reject(new Error(`exited ${code}: ${out}`)); } });
-  });
-}
+const { copyFixture, runCli, rm, runNodeUntil } = require('./helpers/app.js');
 
 test('startup-files.txt lists express and its package.json files; those files alone start the app', async () => {
   const dir = copyFixture('express-app');
@@ -42,7 +26,7 @@ test('startup-files.txt lists express and its package.json files; those files al
       fs.mkdirSync(path.join(bare, path.dirname(f)), { recursive: true });
       fs.copyFileSync(path.join(dir, f), path.join(bare, f));
     }
-    const out = await startAndWaitForListen(bare, /express-app listening on \d+/);
+    const out = await runNodeUntil(bare, ['server.js'], /express-app listening on \d+/);
     assert.match(out, /listening/);
   } finally {
     rm(dir);

@@ -4,8 +4,10 @@ const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { spawn, spawnSync } = require('child_process');
-const { copyFixture, runCli, rm, BIN } = require('./helpers/app.js');
+const { spawnSync } = require('child_process');
+const { copyFixture, runCli, rm, BIN, runNodeUntil } = require('./helpers/app.js');
+
+const startUntilListen = (dir, args, pattern) => runNodeUntil(dir, [BIN, 'start', ...args], pattern);
 
 const EXIT_ON_LISTEN = path.join(os.tmpdir(), `cs-exit-on-listen-${process.pid}.js`);
 fs.writeFileSync(EXIT_ON_LISTEN, `const net = require('net'); const emit = net.Server.prototype.emit;
@@ -18,21 +20,6 @@ async function packed(fixture, entry) {
   const r = await runCli(['pack', '-q', '--out', tar, '--', 'node', entry], { cwd: dir });
   assert.strictEqual(r.code, 0, r.stderr);
   return { dir, tar };
-}
-
-function startUntilListen(dir, args, pattern, ms = 15000) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'start', ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no listen: ${out}`)); }, ms);
-    const onData = (c) => {
-      out += c;
-      if (pattern.test(out)) { clearTimeout(timer); child.kill('SIGKILL'); resolve(out); }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => { if (!pattern.test(out)) { clearTimeout(timer); reject(new Error(`exited ${code}: ${out}`)); } });
-  });
 }
 
 test('--mode memory: express starts with modules served from the archive', async () => {

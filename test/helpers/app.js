@@ -74,6 +74,25 @@ async function waitFor(fn, ms = 10000, what = 'condition') {
   }
 }
 
+/**
+ * Runs node with `args` in `cwd` until its output matches `pattern`, then kills it.
+ * Resolves to the output; rejects when it exits first or takes longer than `ms`.
+ */
+function runNodeUntil(cwd, args, pattern, ms = 15000) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no match for ${pattern}: ${out}`)); }, ms);
+    const onData = (c) => {
+      out += c;
+      if (pattern.test(out)) { clearTimeout(timer); child.kill('SIGKILL'); resolve(out); }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => { if (!pattern.test(out)) { clearTimeout(timer); reject(new Error(`exited ${code}: ${out}`)); } });
+  });
+}
+
 function isAlive(pid) {
   try { process.kill(pid, 0); return true; } catch { return false; }
 }
@@ -82,4 +101,4 @@ function rm(dir) {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-module.exports = { REPO, BIN, copyFixture, runCli, spawnCli, waitFor, isAlive, rm, dependencyClosure };
+module.exports = { REPO, BIN, copyFixture, runCli, spawnCli, runNodeUntil, waitFor, isAlive, rm, dependencyClosure };
