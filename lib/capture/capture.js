@@ -190,7 +190,7 @@ async function capture(options, events = new EventEmitter()) {
     // The tree ended before any process reached the ready moment.
     const { exit } = what;
     if (exit.error) throw new CommandError(`could not start "${command[0]}": ${exit.error.message}`, { code: 'SPAWN' });
-    if (!sessions.size && !seen.size) {
+    if (!options.timingOnly && !sessions.size && !seen.size) {
       throw crashError(exit, proc.stderrTail(), 'no Node process started');
     }
     if (exit.code === 0 && until.mode !== 'exit') {

@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+'use strict';
+// The seed experiment's table, measured on this machine: the 1000-package fixture (seed 42) in
+// three scenarios (plain require, regenerate into /tmp then require, 1 s of CPU as the control),
+// each in fresh containers under runc and runsc (gVisor). Cells: median and standard deviation
+// of `docker run` start -> the app's listening line. Prints a markdown table on stdout.
+//
+//   node bench/seed-table.js [-n 50] [--fixture DIR] [--html FILE] [--json FILE] [--base-image IMAGE]
+//
+// Needs a Docker engine with runsc: run .ci/docker-up.sh first.
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { parseArgs } = require('node:util');
+const { run } = require('../lib/cli.js');
+const { requireDocker } = require('../lib/bench/docker.js');
+const { generateFixture } = require('../lib/fixtures/generate.js');
+const { writeFileAtomic } = require('../lib/write-atomic.js');
+
+const ROWS = [['require', 'plain (require)'], ['regenerate', 'regenerate'], ['cpu', 'cpu (control)']];
+const RUNTIMES = ['runc', 'runsc'];
+const FIXTURE = { modules: 1000, seed: 42 };
+
+function collector() {
+  let text = '';
+  return { write(chunk) { text += chunk; return true; }, get text() { return text; }, isTTY: false };
+}
+
+function versionOf(command, args) {
+  try {
+    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 }).trim().split('\n')[0];
+  } catch {
+    return 'unknown';
+  }
+}
+
+function ms(value) {
+  return value === null || value === undefined ? '–' : `${Math.round(value)}`;
+}
+
+/**
+ * The markdown for a bench result of the three scenarios under both runtimes (pure).
+ * @param {object} result the JSON document of `coldstart bench --json`
+ * @param {{docker: string, runsc: string}} versions
+ * @param {string} [fixture] how to name the fixture when it is not the generated one
+ * @returns {string}
+ */
+function renderSeedTable(result, versions, fixture) {
+  const find = (scenario, runtime) => result.series.find((s) => s.scenario === scenario && s.runtime === runtime);
+  const lines = [];
+  lines.push(`| scenario | ${RUNTIMES.map((r) => `${r}${r === 'runsc' ? ' (gVisor)' : ''}`).join(' | ')} |`);
+  lines.push(`|---|${RUNTIMES.map(() => '---:').join('|')}|`);
+  for (const [scenario, label] of ROWS) {
+    const cells = RUNTIMES.map((runtime) => {
+      const s = find(scenario, runtime);
+      if (!s || !s.outside.length) return '–';
+      const st = s.stats.outside;
+      return `median ${ms(st.median)} ms, sd ${ms(st.stddev)} ms`;
+    });
+    lines.push(`| ${label} | ${cells.join(' | ')} |`);
+  }
+  const n = result.series.length ? Math.min(...result.series.map((s) => s.outside.length)) : 0;
+  const m = result.machine;
+  lines.push('');
+  lines.push(`${n} runs per cell after ${result.warmup} warm-up run${result.warmup === 1 ? '' : 's'}, samples interleaved across the six cells; `
+    + 'time = `docker run` start to the app\'s listening line on stdout (container creation included), '
+    + 'every run a fresh container with `--network none` and `/tmp` on a tmpfs. '
+    + `Fixture: ${fixture || `\`coldstart fixture --modules ${FIXTURE.modules} --seed ${FIXTURE.seed}\``}.`);
+  lines.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}; Node ${m.node}; Docker ${versions.docker}; ${versions.runsc}.`);
+  if (result.partial) lines.push('**Interrupted**: fewer runs than asked.');
+  return lines.join('\n') + '\n';
+}
+
+async function main(argv = process.argv.slice(2)) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      runs: { type: 'string', short: 'n', default: '50' },
+      warmup: { type: 'string', default: '1' },
+      fixture: { type: 'string' },
+      html: { type: 'string' },
+      json: { type: 'string' },
+      'base-image': { type: 'string' },
+    },
+  });
+  let docker;
+  try {
+    docker = await requireDocker();
+  } catch (err) {
+    process.stderr.write(`seed-table: ${err.message}\n`);
+    return 1;
+  }
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-seed-table-'));
+  try {
+    const fixture = values.fixture
+      ? path.resolve(values.fixture)
+      : (await generateFixture({ dir: path.join(scratch, 'fixture'), ...FIXTURE })).dir;
+    const args = ['bench', '--docker', '--runtime', RUNTIMES.join(','), '--scenario', ROWS.map(([s]) => s).join(','),
+      '--fixture', fixture, '-n', values.runs, '--warmup', values.warmup, '--json'];
+    if (values.html) args.push('--html', path.resolve(values.html));
+    if (values['base-image']) args.push('--base-image', values['base-image']);
+    const stdout = collector();
+    const code = await run(args, { stdout, stderr: process.stderr });
+    if (code !== 0 && code !== 130) return code;
+    const result = JSON.parse(stdout.text);
+    if (values.json) writeFileAtomic(path.resolve(values.json), JSON.stringify(result, null, 2) + '\n');
+    process.stdout.write(renderSeedTable(result, { docker: docker.version, runsc: versionOf('runsc', ['--version']) },
+      values.fixture && fixture));
+    return code;
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  main().then((code) => { process.exitCode = code; }, (err) => {
+    process.stderr.write(`seed-table: ${err.stack || err}\n`);
+    process.exitCode = 1;
+  });
+}
+
+module.exports = { main, renderSeedTable };

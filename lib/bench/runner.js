@@ -1,0 +1,281 @@
+'use strict';
+// Repeated cold starts. A series is one way of starting an app: a local command (timed inside
+// the app by the preloaded timing hook, and outside from spawn), or a container under runc or
+// runsc (timed from `docker run` to the app's listening line). Samples of all series are
+// interleaved, one of each per round, so slow drifts of a shared machine hit every series alike.
+const { execFile } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { capture } = require('../capture/capture.js');
+const { summarize } = require('./stats.js');
+const { CommandError, UsageError } = require('../errors.js');
+
+const STDERR_TAIL_LINES = 15;
+
+/**
+ * @typedef {object} Series
+ * @property {string} label              how the series is named in every output
+ * @property {'local'|'docker'} where
+ * @property {string[]} command          local: the command to spawn; docker: the container's command
+ * @property {string} [cwd]              local only
+ * @property {Record<string,string>} [env]  local: the whole environment; docker: extra variables
+ * @property {boolean} [freshTmp]        local only: TMPDIR is a new empty directory for each run
+ * @property {string} [image]            docker only
+ * @property {'runc'|'runsc'} [runtime]  docker only
+ * @property {RegExp} [ready]            docker only: the app's listening line
+ * @property {string[]} [tmpfs]          docker only, e.g. ['/tmp:rw,exec,size=512m']
+ * @property {object} [meta]             copied into the series' result (scenario, runtime, ...)
+ */
+
+/** Keeps the last lines written to it (the app's stderr), as a stream-like sink. */
+function tailCollector(limit = STDERR_TAIL_LINES) {
+  let lines = [];
+  let partial = '';
+  return {
+    write(chunk) {
+      const parts = (partial + String(chunk)).split('\n');
+      partial = parts.pop();
+      lines.push(...parts);
+      if (lines.length > limit) lines = lines.slice(-limit);
+      return true;
+    },
+    lines: () => (partial ? [...lines, partial] : lines).slice(-limit),
+  };
+}
+
+function withOutput(message, lines, what) {
+  const shown = lines.map((l) => l.trimEnd()).filter(Boolean);
+  if (!shown.length) return message;
+  return `${message}\n  ${what}:\n${shown.map((l) => `  | ${l}`).join('\n')}`;
+}
+
+/**
+ * Capture's failure messages, worded for a benchmark: capture speaks of profiling, and in its
+ * timing-only mode it cannot tell "no Node process" from "a process that ended early".
+ */
+function benchMessage(err, until) {
+  const details = err.details || {};
+  if (err.code === 'APP_FAILED' && ('exitCode' in details || 'signal' in details)) {
+    const how = details.signal ? `signal ${details.signal}` : `exit code ${details.exitCode}`;
+    if (details.exitCode === 0 && until.mode === 'listen') {
+      return 'the app exited (code 0) without listening; use --until exit for a script that ends by itself';
+    }
+    const thrown = /\((?:exit code|signal) [^)]*\): (.+)$/.exec(err.message);
+    return `the app ended (${how}) before it was ready${thrown ? `: ${thrown[1]}` : ''}`;
+  }
+  return err.message.replace(/ \(use --until [^)]*\)$/, '');
+}
+
+async function localSample(series, { until, timeoutMs, signal, force, scratch }) {
+  const stderr = tailCollector();
+  const env = { ...(series.env || process.env) };
+  let tmp = null;
+  if (series.freshTmp) {
+    tmp = fs.mkdtempSync(path.join(scratch, 'tmp-'));
+    env.TMPDIR = tmp;
+  }
+  try {
+    const r = await capture({
+      command: series.command, cwd: series.cwd, env, until, timeoutMs, timingOnly: true,
+      stderr, signal, force,
+    });
+    return { inside: r.readyAt, outside: r.outsideMs };
+  } catch (err) {
+    if (err instanceof CommandError && err.exitCode !== 130) {
+      throw new CommandError(withOutput(benchMessage(err, until), stderr.lines(), 'its stderr'), { code: err.code, details: err.details });
+    }
+    throw err;
+  } finally {
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function dockerSample(series, { until, timeoutMs }) {
+  const { runContainer } = require('./docker.js');
+  const toExit = until.mode === 'exit';
+  const r = await runContainer({
+    image: series.image, runtime: series.runtime, args: series.command, tmpfs: series.tmpfs || [],
+    env: series.env || {}, until: toExit ? undefined : series.ready, timeoutMs,
+  });
+  const output = (text) => text.trim().split('\n').slice(-STDERR_TAIL_LINES);
+  if (toExit ? r.timedOut || r.code !== 0 : !r.matched) {
+    const why = r.timedOut ? `did not ${toExit ? 'exit' : `print ${series.ready}`} within ${timeoutMs / 1000}s (--timeout)`
+      : toExit ? `exited with code ${r.code}`
+        : `exited (code ${r.code}) without printing its listening line ${series.ready}`;
+    let message = withOutput(`the container ${why}`, output(r.stderr), 'its stderr');
+    if (!r.stderr.trim()) message = withOutput(message, output(r.stdout), 'its stdout');
+    throw new CommandError(message, { code: r.timedOut ? 'TIMEOUT' : 'APP_FAILED' });
+  }
+  return { outside: r.ms };
+}
+
+/**
+ * Runs every series `warmup` times (not counted), then `runs` rounds of one sample per series.
+ * Stops at the first failing run: its error names the series and the run, with the app's stderr.
+ * @param {{series: Series[], runs: number, warmup?: number, until?: {mode: 'listen'|'exit'},
+ *   timeoutMs?: number, signal?: AbortSignal, force?: AbortSignal,
+ *   onProgress?: (p: {done: number, total: number, label: string, ms: number, warmup: boolean}) => void}} options
+ *   signal: stop after the current run and return what was gathered (partial); force: kill now
+ * @returns {Promise<{runs: number, warmup: number, until: string, partial: boolean,
+ *   series: {label: string, where: string, command: string[], metric: 'inside'|'outside',
+ *   inside: number[], outside: number[], stats: {inside: ?object, outside: object}}[]}>}
+ *   inside is empty (and its stats null) for containers: there the time is measured outside only
+ */
+async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, timeoutMs = 60_000, signal, force, onProgress }) {
+  if (!Array.isArray(series) || series.length === 0) throw new UsageError('nothing to benchmark');
+  if (!Number.isInteger(runs) || runs < 1) throw new UsageError(`runs must be a whole number >= 1, got ${runs}`);
+  if (until.mode !== 'listen' && until.mode !== 'exit') {
+    throw new UsageError('bench times the way to listen or to exit: --until takes listen or exit here');
+  }
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-bench-'));
+  const results = series.map((s) => ({
+    ...(s.meta || {}),
+    label: s.label,
+    where: s.where,
+    command: s.command,
+    ...(s.where === 'docker' ? { runtime: s.runtime, image: s.image } : {}),
+    metric: s.where === 'docker' ? 'outside' : 'inside',
+    inside: [],
+    outside: [],
+  }));
+  const total = series.length * (warmup + runs);
+  let done = 0;
+  let partial = false;
+  const stopContainers = () => require('./docker.js').stopAllContainers();
+  if (force) force.addEventListener('abort', stopContainers, { once: true });
+
+  const one = async (i, round, isWarmup) => {
+    const s = series[i];
+    const options = { until, timeoutMs, signal, force, scratch };
+    let sample;
+    try {
+      sample = s.where === 'docker' ? await dockerSample(s, options) : await localSample(s, options);
+    } catch (err) {
+      if (force && force.aborted) throw new CommandError('interrupted', { exitCode: 130 });
+      if (signal && signal.aborted) return false;
+      if (err instanceof CommandError) {
+        const which = isWarmup ? `warm-up run ${round + 1}` : `run ${round + 1} of ${runs}`;
+        throw new CommandError(`${s.label}: ${which} failed: ${err.message}`, { code: err.code, details: err.details });
+      }
+      throw err;
+    }
+    if (!isWarmup) {
+      if (sample.inside !== undefined) results[i].inside.push(sample.inside);
+      results[i].outside.push(sample.outside);
+    }
+    done += 1;
+    if (onProgress) {
+      onProgress({ done, total, label: s.label, ms: sample[results[i].metric], warmup: isWarmup });
+    }
+    return true;
+  };
+
+  try {
+    outer: for (const [phase, count] of [['warmup', warmup], ['runs', runs]]) {
+      for (let round = 0; round < count; round++) {
+        for (let i = 0; i < series.length; i++) {
+          if (signal && signal.aborted) { partial = true; break outer; }
+          if (!(await one(i, round, phase === 'warmup'))) { partial = true; break outer; }
+        }
+      }
+    }
+  } finally {
+    if (force) force.removeEventListener('abort', stopContainers);
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+
+  for (const r of results) {
+    r.stats = {
+      inside: r.where === 'docker' ? null : summarize(r.inside),
+      outside: summarize(r.outside),
+    };
+  }
+  return { runs, warmup, until: until.mode, partial, series: results };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Images for the container series
+
+function dockerBinary() {
+  if (process.env.COLDSTART_DOCKER) return process.env.COLDSTART_DOCKER;
+  return fs.existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
+}
+
+function dockerCli(args) {
+  return new Promise((resolve) => {
+    execFile(dockerBinary(), args, { timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ ok: !err, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+/** The Dockerfile of a bench image: the base image's node, the app copied to /app. */
+const BENCH_DOCKERFILE = [
+  '# Written by coldstart bench: the app as it is, on the given base image.',
+  'ARG NODE_IMAGE=node:20-slim',
+  'FROM ${NODE_IMAGE}',
+  'WORKDIR /app',
+  'COPY . .',
+  '',
+].join('\n');
+
+let imageSequence = 0;
+
+/**
+ * Builds an image of a prepared context (the app with its node_modules) on `baseImage`,
+ * with no network. The Dockerfile is written beside the context, not into it.
+ * @param {{context: string, baseImage: string, onOutput?: (chunk: string) => void}} options
+ * @returns {Promise<{tag: string, ms: number}>}
+ * @throws {CommandError} when the base image is missing or the build fails
+ */
+async function buildBenchImage({ context, baseImage, onOutput }) {
+  const { buildImage } = require('./docker.js');
+  const base = await dockerCli(['image', 'inspect', '--format', '{{.Id}}', baseImage]);
+  if (!base.ok) {
+    const hint = /^coldstart-node/.test(baseImage) ? 'run .ci/docker-up.sh, which builds it'
+      : 'no image can be pulled here: build or load it first, or use --base-image coldstart-node:local';
+    throw new CommandError(`base image ${baseImage} is not in the Docker engine: ${hint}`, { code: 'DOCKER_BASE_MISSING' });
+  }
+  const dockerfile = path.join(path.dirname(path.resolve(context)), `Dockerfile.coldstart-bench-${process.pid}`);
+  fs.writeFileSync(dockerfile, BENCH_DOCKERFILE);
+  const tag = `coldstart-bench:${process.pid}-${++imageSequence}`;
+  try {
+    const built = await buildImage({ context, dockerfile, tag, buildArgs: { NODE_IMAGE: baseImage }, onOutput });
+    return { tag, ms: built.ms };
+  } finally {
+    fs.rmSync(dockerfile, { force: true });
+  }
+}
+
+/**
+ * Removes images built by buildBenchImage (errors ignored: nothing to clean is fine).
+ * @param {string[]} tags
+ */
+async function removeImages(tags) {
+  if (tags.length) await dockerCli(['image', 'rm', '--force', ...tags]);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The machine a benchmark ran on, for every report: CPU model, cores, memory, OS, Node.
+ * @returns {{cpu: string, cores: number, memoryGb: number, os: string, node: string}}
+ */
+function describeMachine() {
+  let cpu = os.cpus()[0] ? os.cpus()[0].model.trim() : 'unknown CPU';
+  try {
+    const info = fs.readFileSync('/proc/cpuinfo', 'utf8');
+    const model = /^model name\s*:\s*(.+)$/m.exec(info);
+    if (model) cpu = model[1].trim();
+  } catch { /* not Linux */ }
+  return {
+    cpu,
+    cores: typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30 * 10) / 10,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+  };
+}
+
+module.exports = { runBench, buildBenchImage, removeImages, describeMachine, BENCH_DOCKERFILE };

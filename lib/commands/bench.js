@@ -1,0 +1,355 @@
+'use strict';
+// coldstart bench: many cold starts of one or more ways to start an app, timed to the ready
+// moment, with statistics, a terminal histogram, and raw samples / a chart on request.
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { parseCount, parseUntil, parseDuration } = require('../options.js');
+const { UsageError } = require('../errors.js');
+
+const BIN = path.resolve(__dirname, '..', '..', 'bin', 'coldstart.js');
+const IN_CONTAINER_BIN = '/app/node_modules/coldstart/bin/coldstart.js';
+const RUNTIMES = ['runc', 'runsc'];
+const DEFAULT_RUNTIMES = 'runc,runsc';
+const DEFAULT_BASE_IMAGE = 'coldstart-node:local';
+// Serverless platforms keep the writable layer in memory; the regenerate scenario writes there.
+const CONTAINER_TMPFS = '/tmp:rw,exec,size=512m';
+const GENERATED_FIXTURE = { modules: 1000, seed: 42 };
+
+/**
+ * Splits a command line into words as a POSIX shell would for plain words and quotes
+ * ('single', "double" with \ escapes, \ outside quotes). No variables, globs or operators.
+ */
+function splitCommand(line) {
+  const words = [];
+  let word = null;
+  let quote = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote === "'") {
+      if (c === "'") quote = null; else word += c;
+    } else if (quote === '"') {
+      if (c === '"') quote = null;
+      else if (c === '\\' && i + 1 < line.length && '"\\$`'.includes(line[i + 1])) word += line[++i];
+      else word += c;
+    } else if (/\s/.test(c)) {
+      if (word !== null) words.push(word);
+      word = null;
+    } else {
+      word = word ?? '';
+      if (c === "'" || c === '"') quote = c;
+      else if (c === '\\' && i + 1 < line.length) word += line[++i];
+      else word += c;
+    }
+  }
+  if (quote) throw new UsageError(`unterminated ${quote} quote in --compare "${line}"`);
+  if (word !== null) words.push(word);
+  if (!words.length) throw new UsageError('empty --compare command');
+  return words;
+}
+
+/** `coldstart ...` runs this checkout's CLI, here and in the image (node_modules/coldstart). */
+function localCommand(words) {
+  return words[0] === 'coldstart' ? [process.execPath, BIN, ...words.slice(1)] : words;
+}
+function containerCommand(words) {
+  return words[0] === 'coldstart' ? ['node', IN_CONTAINER_BIN, ...words.slice(1)] : words;
+}
+
+function parseRuntimes(value) {
+  const names = String(value).split(',').map((s) => s.trim());
+  for (const name of names) {
+    if (!RUNTIMES.includes(name)) throw new UsageError(`unknown --runtime "${name}": use runc, runsc or runc,runsc`);
+  }
+  return [...new Set(names)];
+}
+
+function parseReadyLine(value) {
+  try {
+    return new RegExp(value, 'i');
+  } catch (err) {
+    throw new UsageError(`invalid --ready-line "${value}": ${err.message}`);
+  }
+}
+
+/** Fails before any run when an output file could not be written at the end. */
+function outputFile(value, flag, cwd) {
+  if (value === undefined) return null;
+  if (typeof value !== 'string' || !value) throw new UsageError(`${flag} needs a file name`);
+  const file = path.resolve(cwd, value);
+  const dir = path.dirname(file);
+  try {
+    if (!fs.statSync(dir).isDirectory()) throw new Error('not a directory');
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (err) {
+    throw new UsageError(`cannot write ${flag} ${value}: ${dir} ${err.code === 'ENOENT' ? 'does not exist' : 'is not writable'}`);
+  }
+  if (fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new UsageError(`${flag} ${value} is a directory`);
+  return file;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+const STAT_COLUMNS = ['n', 'median', 'mean', 'stddev', 'min', 'p90', 'p95', 'p99', 'max'];
+
+function fmt(ms) {
+  if (ms === null || ms === undefined) return '–';
+  return ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2);
+}
+
+function timeName(series, which) {
+  if (series.where === 'docker') return 'docker run';
+  return which;
+}
+
+/** The terminal report: notes, one stats block per series, and histograms on a shared axis. */
+function renderText(result, { color }) {
+  const { histogram, renderHistogram } = require('../bench/stats.js');
+  const bold = (s) => (color ? `\x1b[1m${s}\x1b[22m` : s);
+  const dim = (s) => (color ? `\x1b[2m${s}\x1b[22m` : s);
+  const lines = [];
+  lines.push(bold(`coldstart bench: ${result.runs} runs per series after ${result.warmup} warm-up run${result.warmup === 1 ? '' : 's'} (not counted), ready = ${result.until}`));
+  for (const note of result.notes) lines.push(dim(note));
+  const m = result.machine;
+  lines.push(dim(`machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}, node ${m.node}`));
+  if (result.partial) lines.push(bold('interrupted: only the runs made before the stop are counted'));
+  lines.push('');
+
+  const rows = [];
+  for (const s of result.series) {
+    for (const which of ['inside', 'outside']) {
+      const st = s.stats[which];
+      if (!st) continue;
+      rows.push({ s, label: timeName(s, which), st, primary: which === s.metric });
+      // The strip removes floor(n / 100) samples: show it only where it removed something.
+      if (st.stripped.n < st.n) rows.push({ s, label: `${timeName(s, which)} −1%`, st: st.stripped, primary: false });
+    }
+  }
+  const labelWidth = Math.max(6, ...result.series.map((s) => s.label.length));
+  const kindWidth = Math.max(4, ...rows.map((r) => r.label.length));
+  const cells = (st) => STAT_COLUMNS.map((k) => (k === 'n' ? String(st.n) : fmt(st[k])));
+  const widths = STAT_COLUMNS.map((k, i) => Math.max(k.length, ...rows.map((r) => cells(r.st)[i].length)));
+  const header = `${'series'.padEnd(labelWidth)}  ${'time'.padEnd(kindWidth)}  ${STAT_COLUMNS.map((k, i) => k.padStart(widths[i])).join('  ')}`;
+  lines.push(dim(`${header}   (ms)`));
+  let previous = null;
+  for (const r of rows) {
+    const name = r.s === previous ? '' : r.s.label;
+    previous = r.s;
+    const text = `${name.padEnd(labelWidth)}  ${r.label.padEnd(kindWidth)}  ${cells(r.st).map((c, i) => c.padStart(widths[i])).join('  ')}`;
+    lines.push(r.primary ? bold(text) : text);
+  }
+
+  // Histograms of each series' main time on one axis, so their positions compare at a glance.
+  const all = result.series.flatMap((s) => s[s.metric]);
+  if (all.length) {
+    const min = Math.min(...all);
+    const max = Math.max(...all);
+    const longest = Math.max(...result.series.map((s) => s[s.metric].length));
+    const bins = Math.min(20, Math.ceil(Math.log2(Math.max(1, longest))) + 1);
+    for (const s of result.series) {
+      if (!s[s.metric].length) continue;
+      lines.push('', bold(`${s.label}: ${s.metric === 'inside' ? 'inside' : timeName(s, 'outside')} time, ${s[s.metric].length} runs`));
+      const hist = histogram(s[s.metric], { min, max, bins: min === max ? 1 : bins });
+      lines.push(renderHistogram(hist, { width: 40 }).split('\n').map((l) => `  ${l}`).join('\n'));
+    }
+  }
+  return lines.join('\n') + '\n';
+}
+
+function csvCell(value) {
+  const text = value === null || value === undefined ? '' : String(value);
+  return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** Raw samples, one line per run: series,scenario,runtime,where,run,inside_ms,outside_ms. */
+function renderCsv(result) {
+  const lines = ['series,scenario,runtime,where,run,inside_ms,outside_ms'];
+  for (const s of result.series) {
+    s.outside.forEach((outside, i) => {
+      const inside = s.inside.length ? s.inside[i].toFixed(3) : '';
+      lines.push([s.label, s.scenario || '', s.runtime || '', s.where, i + 1, inside, outside.toFixed(3)].map(csvCell).join(','));
+    });
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** A progress bar on stderr, redrawn in place; cleared when done. */
+function progressBar(stream) {
+  let shown = false;
+  return {
+    update({ done, total, label, ms, warmup }) {
+      const width = 24;
+      const filled = Math.round((done / total) * width);
+      const what = `${warmup ? 'warm-up ' : ''}${label}`.slice(0, 40);
+      stream.write(`\r[${'█'.repeat(filled)}${'░'.repeat(width - filled)}] ${done}/${total} ${what} ${fmt(ms)} ms\x1b[K`);
+      shown = true;
+    },
+    clear() {
+      if (shown) stream.write('\r\x1b[K');
+      shown = false;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+module.exports = {
+  command: 'bench [command..]',
+  describe: 'time many cold starts of an app (or the seed scenarios), locally or in containers under runc and gVisor',
+  builder(yargs) {
+    return yargs
+      .option('runs', { alias: 'n', requiresArg: true, default: 20, describe: 'cold starts per series (each a fresh process or container)' })
+      .option('warmup', { requiresArg: true, default: 1, describe: 'runs per series before counting (not counted)' })
+      .option('until', { type: 'string', requiresArg: true, default: 'listen', describe: 'ready moment: listen | exit' })
+      .option('timeout', { type: 'string', requiresArg: true, default: '60s', describe: 'a run that is not ready after this long fails' })
+      .option('compare', { type: 'array', string: true, describe: 'commands to compare, each one quoted string' })
+      .option('scenario', { type: 'string', requiresArg: true, describe: 'seed scenarios: require,regenerate,cpu (comma separated)' })
+      .option('fixture', { type: 'string', requiresArg: true, describe: 'app directory the scenarios load (default: a generated 1000-package fixture)' })
+      .option('docker', { type: 'boolean', default: false, describe: 'run every sample in a fresh container (--network none)' })
+      .option('runtime', { type: 'string', requiresArg: true, describe: `container runtimes with --docker: runc, runsc (gVisor); default ${DEFAULT_RUNTIMES}` })
+      .option('base-image', { type: 'string', requiresArg: true, default: DEFAULT_BASE_IMAGE, describe: 'image with node to build on (--docker); .ci/docker-up.sh builds the default' })
+      .option('ready-line', { type: 'string', requiresArg: true, default: 'listening', describe: 'with --docker: regular expression for the app\'s listening line on stdout' })
+      .option('html', { type: 'string', requiresArg: true, describe: 'write a self-contained HTML chart of the samples' })
+      .option('csv', { type: 'string', requiresArg: true, describe: 'write the raw samples as CSV' })
+      .example('$0 bench -n 50 -- node index.js', 'time to ready, 50 cold starts')
+      .example('$0 bench -n 50 --scenario require,regenerate,cpu --fixture ./w1', 'the seed experiment')
+      .example('$0 bench -n 20 --docker --runtime runc,runsc -- node index.js', 'in containers, under runc and gVisor')
+      .example('$0 bench -n 20 --compare "node index.js" "coldstart start --archive s.tar -- node index.js"', '');
+  },
+  async run(argv, ctx) {
+    const runs = parseCount(argv.runs, '-n', 1);
+    const warmup = parseCount(argv.warmup, '--warmup', 0);
+    const until = parseUntil(argv.until);
+    if (until.mode === 'duration') {
+      throw new UsageError(`--until ${argv.until}: bench times the way to listen or to exit; a fixed duration has nothing to time`);
+    }
+    const timeoutMs = parseDuration(argv.timeout, '--timeout');
+    const scenarios = argv.scenario === undefined ? [] : require('../bench/scenarios.js').parseScenarios(argv.scenario);
+    if (argv.fixture !== undefined && !scenarios.length) throw new UsageError('--fixture goes with --scenario (the app the scenarios load)');
+    if (scenarios.length && until.mode !== 'listen') throw new UsageError('the scenarios end by listening: use --until listen with --scenario');
+    if (argv.runtime !== undefined && !argv.docker) throw new UsageError('--runtime goes with --docker');
+    const runtimes = parseRuntimes(argv.runtime ?? DEFAULT_RUNTIMES);
+    const readyLine = parseReadyLine(argv.readyLine);
+    const html = outputFile(argv.html, '--html', ctx.cwd);
+    const csv = outputFile(argv.csv, '--csv', ctx.cwd);
+
+    const commands = [];
+    if (argv.appCommand.length) commands.push(argv.appCommand);
+    for (const line of argv.compare || []) commands.push(splitCommand(String(line)));
+    if (!commands.length && !scenarios.length) {
+      throw new UsageError('missing app command: put it after --, e.g. coldstart bench -n 20 -- node server.js (or use --compare or --scenario)');
+    }
+    const { checkCommand } = require('../capture/command-check.js');
+    for (const words of commands) checkCommand(localCommand(words), ctx.cwd);
+
+    const status = (line) => { if (!argv.quiet && !argv.json) ctx.stderr.write(`${line}\n`); };
+    const runner = require('../bench/runner.js');
+    const docker = argv.docker ? require('../bench/docker.js') : null;
+    if (docker) await docker.requireDocker();
+
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-bench-'));
+    const images = [];
+    const { trapInterrupts } = require('../interrupt.js');
+    const traps = trapInterrupts();
+    const notes = [];
+    let result;
+    try {
+      // The scenario app: a copy of the fixture plus the scenario scripts (also a build context).
+      let scenarioApp = null;
+      if (scenarios.length) {
+        let fixture = argv.fixture && path.resolve(ctx.cwd, argv.fixture);
+        if (!fixture) {
+          const { generateFixture } = require('../fixtures/generate.js');
+          fixture = (await generateFixture({ dir: path.join(scratch, 'fixture'), ...GENERATED_FIXTURE })).dir;
+          notes.push(`fixture: generated, ${GENERATED_FIXTURE.modules} packages (seed ${GENERATED_FIXTURE.seed})`);
+        } else {
+          notes.push(`fixture: ${fixture}`);
+        }
+        const { prepareScenarioApp } = require('../bench/scenarios.js');
+        scenarioApp = prepareScenarioApp({ fixture, into: path.join(scratch, 'scenarios'), scenarios });
+        for (const s of scenarioApp.scenarios) notes.push(`scenario ${s.name}: ${s.description}`);
+      }
+
+      const series = [];
+      if (!docker) {
+        notes.push('inside: process start -> ready, measured in the app; outside: spawn -> ready, seen by coldstart');
+        for (const words of commands) {
+          series.push({ label: words.join(' '), where: 'local', command: localCommand(words), cwd: ctx.cwd, env: ctx.env });
+        }
+        for (const s of scenarioApp ? scenarioApp.scenarios : []) {
+          series.push({
+            label: s.name, where: 'local', command: s.command, cwd: scenarioApp.dir,
+            env: { ...ctx.env, ...s.env }, freshTmp: s.freshTmp, meta: { scenario: s.name },
+          });
+        }
+      } else {
+        notes.push('docker: time = `docker run` start -> the app\'s listening line on stdout. No inside time: '
+          + 'coldstart does not run inside the container. Every run is a fresh container, --network none, /tmp a tmpfs');
+        const baseImage = argv.baseImage;
+        const build = async (context, what) => {
+          status(`coldstart: building the ${what} image on ${baseImage}`);
+          const built = await runner.buildBenchImage({ context, baseImage });
+          images.push(built.tag);
+          status(`coldstart: built ${built.tag} in ${(built.ms / 1000).toFixed(1)} s`);
+          return built.tag;
+        };
+        let appImage = null;
+        if (commands.length) {
+          const withColdstart = commands.some((w) => w[0] === 'coldstart');
+          docker.assembleContext({ app: ctx.cwd, into: path.join(scratch, 'context'), coldstart: withColdstart });
+          appImage = await build(path.join(scratch, 'context'), 'app');
+        }
+        const scenarioImage = scenarioApp ? await build(scenarioApp.dir, 'scenario') : null;
+        for (const words of commands) {
+          for (const runtime of runtimes) {
+            series.push({
+              label: `${words.join(' ')} [${runtime}]`, where: 'docker', command: containerCommand(words),
+              image: appImage, runtime, ready: readyLine, tmpfs: [CONTAINER_TMPFS], meta: { ready: String(readyLine) },
+            });
+          }
+        }
+        const { READY_LINE } = require('../bench/scenarios.js');
+        for (const s of scenarioApp ? scenarioApp.scenarios : []) {
+          for (const runtime of runtimes) {
+            series.push({
+              label: `${s.name} [${runtime}]`, where: 'docker', command: s.command, env: s.env,
+              image: scenarioImage, runtime, ready: READY_LINE, tmpfs: [CONTAINER_TMPFS],
+              meta: { scenario: s.name, ready: String(READY_LINE) },
+            });
+          }
+        }
+      }
+
+      const showProgress = Boolean(ctx.stderr.isTTY) && !argv.quiet && !ctx.env.CI;
+      const bar = showProgress ? progressBar(ctx.stderr) : null;
+      try {
+        result = await runner.runBench({
+          series, runs, warmup, until, timeoutMs, signal: traps.signal, force: traps.force,
+          onProgress: bar ? (p) => bar.update(p) : undefined,
+        });
+      } finally {
+        if (bar) bar.clear();
+      }
+    } finally {
+      traps.dispose();
+      if (images.length) await runner.removeImages(images);
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
+
+    result = { tool: 'coldstart bench', machine: runner.describeMachine(), notes, ...result };
+    const { writeFileAtomic } = require('../write-atomic.js');
+    if (csv) writeFileAtomic(csv, renderCsv(result));
+    if (html) writeFileAtomic(html, require('../bench/chart.js').renderBenchHtml(result));
+    if (argv.json) {
+      ctx.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    } else if (!argv.quiet) {
+      ctx.stdout.write(renderText(result, { color: ctx.color }));
+      for (const [flag, file] of [['csv', csv], ['html', html]]) {
+        if (file) ctx.stdout.write(`${flag}: ${path.relative(ctx.cwd, file) || file}\n`);
+      }
+    }
+    return result.partial ? 130 : 0;
+  },
+  splitCommand,
+};

@@ -1,0 +1,84 @@
+'use strict';
+// bench/docker-startup.js for real, at its smallest: a 50-module fixture, one sample of each
+// variant under runc and runsc, no warm-up. Without a Docker engine the Docker test skips with a
+// loud line, except in CI where that is a failure (test/helpers/docker.js).
+const { test, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { runBenchmark, renderMarkdown, VARIANTS } = require('../bench/docker-startup.js');
+const { UsageError } = require('../lib/errors.js');
+const { needDocker, cleanup } = require('./helpers/docker.js');
+
+after(cleanup);
+
+test('docker-startup: every variant reaches listen under runc and runsc, phases add up', { timeout: 300_000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  const report = await runBenchmark({ modules: 50, runs: 1, warmup: 0, timeoutMs: 60_000 });
+
+  assert.equal(report.image.fixture.modules, 50);
+  // 50 packages (package.json + index.js each), the root package.json and index.js.
+  assert.ok(report.image.archive.files >= 102, `archive: ${JSON.stringify(report.image.archive)}`);
+  assert.deepEqual(report.runtimes, ['runc', 'runsc']);
+  assert.equal(report.results.length, VARIANTS.length * 2);
+  for (const r of report.results) {
+    assert.equal(r.total.n, 1, `${r.variant} ${r.runtime}`);
+    assert.ok(r.total.median > 0, `${r.variant} ${r.runtime}: ${r.total.median} ms`);
+    for (const [phase, stats] of Object.entries(r.phases)) {
+      assert.ok(stats.median >= 0 && stats.median <= r.total.median,
+        `${r.variant} ${r.runtime}: ${phase} ${stats.median} ms within ${r.total.median} ms`);
+    }
+  }
+  for (const r of report.results.filter((x) => x.variant !== 'plain' && !x.variant.startsWith('floor-'))) {
+    assert.deepEqual(Object.keys(r.phases).sort(), ['afterFilesReady', 'archiveWork', 'toFilesReady'], `${r.variant} phases`);
+  }
+  // coldstart start wrote every file of the archive, in place and into the tmpfs; in memory it
+  // serves all but its own index.
+  const { files } = report.image.archive;
+  for (const r of report.results.filter((x) => x.variant.startsWith('start-'))) {
+    const said = /^(extracted|serving) (\d+) files/.exec(r.startReport || '');
+    assert.ok(said, `${r.variant} ${r.runtime} printed what it did: ${r.startReport}`);
+    assert.equal(said[1], r.variant.startsWith('start-memory') ? 'serving' : 'extracted', r.startReport);
+    assert.equal(Number(said[2]), said[1] === 'serving' ? files - 1 : files, `${r.variant} ${r.runtime}: ${r.startReport}`);
+  }
+
+  const table = renderMarkdown(report);
+  assert.match(table, /\| variant \| runc median \| runc stddev \| runsc median \| runsc stddev \|/);
+  for (const variant of VARIANTS) assert.ok(table.includes(`| ${variant.label} |`), variant.name);
+  assert.match(table, /Machine: .+ cores.+node v\d+/);
+  for (const line of table.split('\n').filter((l) => l.startsWith('|'))) t.diagnostic(line);
+});
+
+test('docker-startup: unknown variants and runtimes are usage errors before any Docker work', async () => {
+  await assert.rejects(runBenchmark({ variants: ['plain', 'no-such-variant'] }),
+    (err) => err instanceof UsageError && /no-such-variant/.test(err.message));
+  await assert.rejects(runBenchmark({ runtimes: ['kata'] }),
+    (err) => err instanceof UsageError && /kata/.test(err.message));
+});
+
+test('docker-startup: the markdown table shows one row per variant and indented phase rows', () => {
+  const stats = (median, stddev) => ({ n: 3, median, stddev });
+  const report = {
+    machine: { cpu: 'Test CPU', cores: 2, kernel: '6.1', node: 'v20.20.2', docker: '20.10', runsc: 'runsc version test' },
+    image: { fixture: { modules: 3, files: 8 }, archive: { files: 8, bytes: 4000, archiveBytes: 10240 } },
+    runs: 3, warmup: 1, runtimes: ['runc', 'runsc'],
+    results: [
+      { variant: 'plain', label: 'plain `node index.js`', runtime: 'runc', total: stats(300.4, 10.6), phases: {}, startReport: null },
+      { variant: 'plain', label: 'plain `node index.js`', runtime: 'runsc', total: stats(1500, 40), phases: {}, startReport: null },
+      { variant: 'start-into', label: 'start into', runtime: 'runc', total: stats(280, 5),
+        phases: { toFilesReady: stats(150, 3), archiveWork: stats(40, 1), afterFilesReady: stats(130, 4) },
+        startReport: 'extracted 8 files, 4.0 kB' },
+      { variant: 'start-into', label: 'start into', runtime: 'runsc', total: stats(1200, 30),
+        phases: { toFilesReady: stats(600, 9), archiveWork: stats(300, 8), afterFilesReady: stats(600, 20) },
+        startReport: 'extracted 8 files, 4.0 kB' },
+    ],
+  };
+  const lines = renderMarkdown(report).split('\n').filter((l) => l.startsWith('|'));
+  assert.deepEqual(lines, [
+    '| variant | runc median | runc stddev | runsc median | runsc stddev |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    '| plain `node index.js` | 300 | 11 | 1500 | 40 |',
+    '| start into | 280 | 5 | 1200 | 30 |',
+    '| &nbsp;&nbsp;↳ run → files ready | 150 | 3 | 600 | 9 |',
+    '| &nbsp;&nbsp;↳ of which extraction / loading | 40 | 1 | 300 | 8 |',
+    '| &nbsp;&nbsp;↳ files ready → listening | 130 | 4 | 600 | 20 |',
+  ]);
+});
