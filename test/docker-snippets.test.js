@@ -17,7 +17,7 @@ const {
 
 const SNIPPETS = path.join(REPO, 'dockerfile-snippets');
 const LISTENING = /docker-app listening on port \d+/;
-const EXTRACTED = /coldstart: extracted (\d+) files/;
+const EXTRACTED = /coldstart: (?:extracted|serving) (\d+) files/;
 // Cloud Run keeps a container's writable layer in memory; a tmpfs is the local stand-in.
 const IN_MEMORY_TMP = '/tmp:rw,exec,size=256m';
 
@@ -33,7 +33,7 @@ async function assertStartsFromArchive(t, image, runtime, options = {}) {
   const r = await runContainer({ image, runtime, until: LISTENING, timeoutMs: 60_000, ...options });
   assert.ok(r.matched, `the app never said it listens under ${runtime}: ${describeRun(r)}`);
   const report = EXTRACTED.exec(r.stderr);
-  assert.ok(report, `no "coldstart: extracted N files" line on stderr under ${runtime}: ${describeRun(r)}`);
+  assert.ok(report, `no "coldstart: extracted|serving N files" line on stderr under ${runtime}: ${describeRun(r)}`);
   assert.ok(Number(report[1]) > 0, `start extracted no files: ${report[0]}`);
   t.diagnostic(`${runtime}: listening after ${Math.round(r.ms)} ms (docker run to listen line); ${report[0]}`);
 }

@@ -69,7 +69,7 @@ function firstJson(stdout) {
 test('the app sees the argv and require.main it would see when started directly', async (t) => {
   const { cwd, archive } = appCopy(t);
   const direct = firstJson((await runDirect(t, ['app.js', 'report', 'a b', '--flag'], cwd)).stdout);
-  const started = await start(t, ['--archive', archive, '--', 'node', 'app.js', 'report', 'a b', '--flag'], { cwd });
+  const started = await start(t, ['--archive', archive, '--mode', 'extract', '--', 'node', 'app.js', 'report', 'a b', '--flag'], { cwd });
   assert.strictEqual(started.code, 0, started.stderr);
   const seen = firstJson(started.stdout);
   assert.deepStrictEqual(seen, direct);
@@ -147,12 +147,17 @@ test('unsafe archive entries are refused with a warning and the app still starts
     blocks.push(header.block, data, Buffer.alloc(data.length ? 512 - data.length : 0));
   }
   fs.writeFileSync(archive, Buffer.concat([...blocks, Buffer.alloc(1024)]));
-  const result = await start(t, ['--archive', archive, '--', 'node', 'app.js', 'report'], { cwd });
+  const result = await start(t, ['--archive', archive, '--mode', 'extract', '--', 'node', 'app.js', 'report'], { cwd });
   assert.strictEqual(result.code, 0);
   assert.strictEqual(firstJson(result.stdout).isMain, true);
   assert.match(result.stderr, /coldstart: warning: refused 3 unsafe archive entries: \.\.\/escaped\.txt, \/tmp\/coldstart-evil-abs, out\n$/);
   assert.strictEqual(fs.existsSync(path.join(base, 'escaped.txt')), false);
   assert.strictEqual(fs.existsSync('/tmp/coldstart-evil-abs'), false);
+  // Memory mode never writes; it refuses the same entries (links are never served).
+  const memory = await start(t, ['--archive', archive, '--', 'node', 'app.js', 'report'], { cwd });
+  assert.strictEqual(memory.code, 0);
+  assert.match(memory.stderr, /coldstart: warning: refused 2 unsafe archive entries: \.\.\/escaped\.txt, \/tmp\/coldstart-evil-abs\n/);
+  assert.strictEqual(fs.existsSync(path.join(base, 'escaped.txt')), false);
 });
 
 test('the app exit code passes through', async (t) => {

@@ -182,6 +182,9 @@ function start() {
   }
   function noteRead(p, via) {
     if (!state.recording) return;
+    // The CommonJS loader reading the module it is loading: already recorded as a module.
+    const top = state.stack[state.stack.length - 1];
+    if (top && top.file === p) return;
     const abs = toPath(p);
     if (abs && !state.reads.has(abs)) state.reads.set(abs, via);
   }

@@ -6,7 +6,11 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const USAGE = `usage: coldstart start --archive FILE [--into DIR] [--mode extract] [--quiet] -- node [node flags] app.js [args]
+const USAGE = `usage: coldstart start --archive FILE [--mode memory|extract] [--verify size|none] [--into DIR] [--quiet] -- node [node flags] app.js [args]
+
+--mode memory (the default): the startup modules are resolved and read from the archive in
+memory; nothing is written. --mode extract: the files are written over the working directory
+(or into DIR) first; --into implies it.
 
 Extracts FILE over the working directory (or into DIR), then runs the app in this process.
 With --into, the app runs from DIR: its entry path, taken relative to the working directory,
@@ -127,7 +131,7 @@ class StartUsageError extends Error {}
  *   warnings: string[], app: object}}
  */
 function parseStartArgs(argv) {
-  const options = { mode: 'extract', verify: 'size', quiet: false, help: false, warnings: [] };
+  const options = { mode: undefined, verify: 'size', quiet: false, help: false, warnings: [] };
   let i = 0;
   const valueOf = (name, inline) => {
     if (inline !== undefined) return inline;
@@ -153,6 +157,8 @@ function parseStartArgs(argv) {
     else if (name === '--help' || name === '-h') options.help = true;
     else options.warnings.push(`unknown start option ${word} ignored`);
   }
+  // Memory wins in every setup measured (BENCHMARKS.md); --into asks for files on disk.
+  if (options.mode === undefined) options.mode = options.into ? 'extract' : 'memory';
   if (options.help) return options;
   options.app = parseAppCommand(argv.slice(i), options.warnings);
   return options;

@@ -12,6 +12,7 @@ function loadIntoMemory(buffer, { root, archive, verify, quiet, started, warn, w
   const files = new Map();
   let index = null;
   let bytes = 0;
+  const refused = [];
   try {
     for (const entry of readTarEntries(buffer)) {
       if (entry.type !== 'file') continue;
@@ -20,7 +21,10 @@ function loadIntoMemory(buffer, { root, archive, verify, quiet, started, warn, w
         index = JSON.parse(entry.data.toString('utf8'));
         continue;
       }
-      if (name.startsWith('/') || name.split('/').includes('..')) continue; // never outside the root
+      if (name.startsWith('/') || name.split('/').includes('..')) { // never outside the root
+        refused.push(entry.path);
+        continue;
+      }
       files.set(name, entry.data);
       bytes += entry.data.length;
     }
@@ -32,7 +36,12 @@ function loadIntoMemory(buffer, { root, archive, verify, quiet, started, warn, w
     warn(`${archive} was packed with Node ${index.node} (${index.arch}), this is ${process.version} (${process.arch}); starting the app without it (re-run coldstart pack)`);
     return false;
   }
-  if (!index) warn(`${archive} has no startup index (packed from a --manifest?): sources come from memory, resolution from disk`);
+  // No index (packed from a --manifest, or made by hand): sources still come from memory,
+  // resolution goes through Node as usual.
+  if (refused.length) {
+    const shown = refused.slice(0, 5).join(', ');
+    warn(`refused ${refused.length} unsafe archive entries: ${shown}${refused.length > 5 ? `, and ${refused.length - 5} more` : ''}`);
+  }
   const { installMemoryLoader } = require('./memory-loader.js');
   installMemoryLoader({ root, files, index, verify, warn });
   if (!quiet) {

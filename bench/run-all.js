@@ -1,0 +1,33 @@
+'use strict';
+// `npm run bench`: every benchmark behind BENCHMARKS.md, one after the other.
+// The container benchmarks need a Docker engine with gVisor: bash .ci/docker-up.sh
+const path = require('path');
+
+const STEPS = [
+  ['profile overhead', 'profile-overhead.js', ['-n', '10']],
+  ['seed table (runc, runsc)', 'seed-table.js', ['-n', '50']],
+  ['startup in containers (pack + start)', 'docker-startup.js', ['--runs', '10']],
+  ['bundle vs plain', 'bundle-startup.js', ['-n', '10']],
+];
+
+async function main() {
+  let failed = 0;
+  for (const [title, file, args] of STEPS) {
+    process.stderr.write(`\n== ${title}: node bench/${file} ${args.join(' ')}\n`);
+    const mod = require(path.join(__dirname, file));
+    const saved = process.argv;
+    process.argv = [process.argv[0], path.join(__dirname, file), ...args];
+    try {
+      const code = await mod.main(args);
+      if (code) failed++;
+    } catch (err) {
+      failed++;
+      process.stderr.write(`${title} failed: ${err.message}\n`);
+    } finally {
+      process.argv = saved;
+    }
+  }
+  return failed ? 1 : 0;
+}
+
+main().then((code) => { process.exitCode = code; });
