@@ -25,4 +25,19 @@ function trapInterrupts() {
   };
 }
 
-module.exports = { trapInterrupts };
+/**
+ * Runs `fn(traps)` with Ctrl-C trapped, and always lets go of the signals afterwards.
+ * @template T
+ * @param {(traps: ReturnType<typeof trapInterrupts>) => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+async function withInterrupts(fn) {
+  const traps = trapInterrupts();
+  try {
+    return await fn(traps);
+  } finally {
+    traps.dispose();
+  }
+}
+
+module.exports = { trapInterrupts, withInterrupts };

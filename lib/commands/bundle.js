@@ -21,9 +21,8 @@ module.exports = {
     .example('$0 bundle --external sharp -- node dist/index.js', ''),
 
   async run(argv, ctx) {
-    const until = parseUntil(argv.until);
-    if (until.mode !== 'listen') throw new UsageError('bundle verifies a server: only --until listen is supported');
-    const timeoutMs = parseDuration(argv.timeout, '--timeout');
+    if (parseUntil(argv.until).mode !== 'listen') throw new UsageError('bundle verifies a server: only --until listen is supported');
+    parseDuration(argv.timeout, '--timeout'); // a bad --timeout fails before anything runs
     const runs = parseCount(argv.runs, '--runs', 1);
     const user = [].concat(argv.external || []).flatMap((s) => String(s).split(',')).map((s) => s.trim()).filter(Boolean);
     for (const name of user) {
@@ -41,33 +40,19 @@ module.exports = {
     checkOutDir(out, argv.root ? path.resolve(ctx.cwd, argv.root) : findRoot(path.resolve(ctx.cwd, parsed.entry), ctx.cwd));
 
     const { bundleApp } = require('../bundle/bundle-app.js');
-    const { trapInterrupts } = require('../interrupt.js');
-    const traps = trapInterrupts();
-    let summary;
-    try {
-      summary = await bundleApp({
-        command: argv.appCommand,
-        cwd: ctx.cwd,
-        env: ctx.env,
-        out,
-        root: argv.root,
-        esm: argv.esm,
-        until,
-        timeoutMs,
-        externals: user,
-        autoExternal: argv.autoExternal,
-        verify: argv.verify,
-        runs,
-        // One JSON document on stdout: the app's own output goes to stderr then.
-        stdout: argv.json ? ctx.stderr : ctx.stdout,
-        stderr: ctx.stderr,
-        signal: traps.signal,
-        force: traps.force,
-        status: progress(argv, ctx),
-      });
-    } finally {
-      traps.dispose();
-    }
+    const { withInterrupts } = require('../interrupt.js');
+    const { captureOptionsFromArgv } = require('./profile.js');
+    const summary = await withInterrupts((traps) => bundleApp({
+      ...captureOptionsFromArgv(argv, ctx),
+      out,
+      externals: user,
+      autoExternal: argv.autoExternal,
+      verify: argv.verify,
+      runs,
+      signal: traps.signal,
+      force: traps.force,
+      status: progress(argv, ctx),
+    }));
 
     if (argv.json) ctx.stdout.write(JSON.stringify(summary, null, 2) + '\n');
     else if (!argv.quiet) ctx.stdout.write(renderBundleSummary(summary, ctx));

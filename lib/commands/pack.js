@@ -2,9 +2,8 @@
 // coldstart pack -- <command>: capture to the ready moment (no profiler), then a
 // deterministic tar of the startup files. Or --manifest: pack a saved list.
 const path = require('path');
-const { parseUntil, parseDuration } = require('../options.js');
 const { UsageError, CommandError } = require('../errors.js');
-const { captureOptions } = require('./profile.js');
+const { captureOptions, captureOptionsFromArgv } = require('./profile.js');
 
 module.exports = {
   command: 'pack [command..]',
@@ -29,27 +28,14 @@ module.exports = {
       listed = readManifestFile(path.resolve(ctx.cwd, argv.manifest));
     } else {
       const { capture } = require('../capture/capture.js');
-      const { trapInterrupts } = require('../interrupt.js');
-      const traps = trapInterrupts();
-      let result;
-      try {
-        result = await capture({
-          command: argv.appCommand,
-          cwd: ctx.cwd,
-          env: ctx.env,
-          until: parseUntil(argv.until),
-          timeoutMs: parseDuration(argv.timeout, '--timeout'),
-          root: argv.root,
-          esm: argv.esm,
-          profile: false,
-          stdout: argv.json ? ctx.stderr : ctx.stdout,
-          stderr: ctx.stderr,
-          signal: traps.signal,
-          force: traps.force,
-        });
-      } finally {
-        traps.dispose();
-      }
+      const { withInterrupts } = require('../interrupt.js');
+      const options = captureOptionsFromArgv(argv, ctx);
+      const result = await withInterrupts((traps) => capture({
+        ...options,
+        profile: false,
+        signal: traps.signal,
+        force: traps.force,
+      }));
       if (result.partial) throw new CommandError('interrupted: nothing packed', { exitCode: 130 });
       root = result.root;
       listed = result.files.map((f) => f.path);

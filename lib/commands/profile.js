@@ -21,37 +21,22 @@ module.exports = {
     .example('$0 profile --until exit -- node build.js', '')
     .example('$0 profile --json -- npm start', ''),
   captureOptions,
+  captureOptionsFromArgv,
   async run(argv, ctx) {
-    const until = parseUntil(argv.until);
     const interval = parseInterval(argv.interval);
-    const timeoutMs = parseDuration(argv.timeout, '--timeout');
     const outDir = path.resolve(ctx.cwd, argv.out || '.coldstart');
+    const options = captureOptionsFromArgv(argv, ctx); // validates before the out dir is made
     ensureWritableDir(outDir);
 
     const { capture } = require('../capture/capture.js');
-    const { trapInterrupts } = require('../interrupt.js');
-    const traps = trapInterrupts();
-    let result;
-    try {
-      result = await capture({
-        command: argv.appCommand,
-        cwd: ctx.cwd,
-        env: ctx.env,
-        until,
-        timeoutMs,
-        interval,
-        root: argv.root,
-        esm: argv.esm,
-        keepRunning: argv.keepRunning,
-        // One JSON document on stdout: the app's own output goes to stderr then.
-        stdout: argv.json ? ctx.stderr : ctx.stdout,
-        stderr: ctx.stderr,
-        signal: traps.signal,
-        force: traps.force,
-      });
-    } finally {
-      traps.dispose();
-    }
+    const { withInterrupts } = require('../interrupt.js');
+    const result = await withInterrupts((traps) => capture({
+      ...options,
+      interval,
+      keepRunning: argv.keepRunning,
+      signal: traps.signal,
+      force: traps.force,
+    }));
 
     const { writeProfileArtifacts } = require('../report/profile-artifacts.js');
     const report = writeProfileArtifacts(result, outDir, ctx.cwd);
@@ -64,6 +49,22 @@ module.exports = {
     return result.partial ? 130 : 0;
   },
 };
+
+/** The capture options every capturing command takes from its flags. */
+function captureOptionsFromArgv(argv, ctx) {
+  return {
+    command: argv.appCommand,
+    cwd: ctx.cwd,
+    env: ctx.env,
+    until: parseUntil(argv.until),
+    timeoutMs: parseDuration(argv.timeout, '--timeout'),
+    root: argv.root,
+    esm: argv.esm,
+    // One JSON document on stdout: the app's own output goes to stderr then.
+    stdout: argv.json ? ctx.stderr : ctx.stdout,
+    stderr: ctx.stderr,
+  };
+}
 
 /** Fails before the app runs when the output directory cannot be written. */
 function ensureWritableDir(dir) {
