@@ -7,10 +7,10 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 const { copyFixture, runCli, rm } = require('./helpers/app.js');
+const { startServer } = require('./helpers/server.js');
 
 const ECHO_PROTO = 'syntax = "proto3";\npackage echo;\nservice Echo { rpc Echo (Msg) returns (Msg) {} }\nmessage Msg { string text = 1; }\n';
 
@@ -29,27 +29,6 @@ function writeProtoPackage(dir) {
     '};',
     '',
   ].join('\n'));
-}
-
-function startServer(cwd, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['server.js'], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const stop = () => new Promise((r) => {
-      if (child.exitCode !== null || child.signalCode !== null) return r();
-      child.once('exit', () => r());
-      child.kill('SIGKILL');
-    });
-    const timer = setTimeout(() => { stop(); reject(new Error(`no listen line within 15 s: ${out}`)); }, 15000);
-    const onData = (chunk) => {
-      out += chunk;
-      const m = /grpc-proto listening on (\d+)/.exec(out);
-      if (m) { clearTimeout(timer); resolve({ port: Number(m[1]), stop }); }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code) => { clearTimeout(timer); if (!/listening/.test(out)) reject(new Error(`exited with ${code}: ${out}`)); });
-  });
 }
 
 function call(client, method, request) {
@@ -81,7 +60,7 @@ test('bundle of a gRPC server reading .proto files at startup: starts, answers, 
     // The output alone, in a directory of its own, with only what it needs.
     fs.cpSync(path.join(dir, 'dist-bundle'), alone, { recursive: true });
     assert.deepEqual(fs.readdirSync(path.join(alone, 'node_modules')), ['echo-protos']);
-    server = await startServer(alone, { ...env, PORT: '0' });
+    server = await startServer(alone, ['server.js'], /grpc-proto listening on (\d+)/, { ...env, PORT: '0' });
 
     const load = (file, pkg) => grpc.loadPackageDefinition(protoLoader.loadSync(file, { keepCase: true }))[pkg];
     const greeterProto = load(path.join(dir, 'proto', 'greeter.proto'), 'greeter');

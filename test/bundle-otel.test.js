@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { copyFixture, runCli, rm } = require('./helpers/app.js');
-const { startServer, spansAfterHello } = require('./helpers/otel.js');
+const { startServer, spansAfterHello } = require('./helpers/server.js');
 
 const LISTENING = /otel-express listening on (\d+)/;
 const START = ['--require', './tracing.js', 'server.js'];

@@ -6,7 +6,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { copyFixture, runCli, rm, BIN } = require('./helpers/app.js');
-const { startServer, spansAfterHello } = require('./helpers/otel.js');
+const { startServer, spansAfterHello } = require('./helpers/server.js');
 
 const LISTENING = /otel-express listening on (\d+)/;
 const START = ['--require', './tracing.js', 'server.js'];

@@ -1,5 +1,6 @@
 'use strict';
-// Talking to the otel-express fixture: start it, make a request, read the spans it recorded.
+// Servers under test: start one until it prints its port, make requests, and (for the
+// otel-express fixture) read the spans it recorded.
 const assert = require('node:assert/strict');
 const http = require('node:http');
 const { spawn } = require('node:child_process');
