@@ -4,7 +4,7 @@
 // loud line, except in CI where that is a failure (test/helpers/docker.js).
 const { test, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { runBenchmark, renderMarkdown, VARIANTS } = require('../bench/docker-startup.js');
+const { runBenchmark, renderMarkdown, VARIANTS, APPS, variantsFor } = require('../bench/docker-startup.js');
 const { UsageError } = require('../lib/errors.js');
 const { needDocker, cleanup } = require('./helpers/docker.js');
 
@@ -27,7 +27,7 @@ test('docker-startup: every variant reaches listen under runc and runsc, phases 
         `${r.variant} ${r.runtime}: ${phase} ${stats.median} ms within ${r.total.median} ms`);
     }
   }
-  for (const r of report.results.filter((x) => x.variant !== 'plain' && !x.variant.startsWith('floor-'))) {
+  for (const r of report.results.filter((x) => x.variant.startsWith('seed-') || x.variant.startsWith('start-'))) {
     assert.deepEqual(Object.keys(r.phases).sort(), ['afterFilesReady', 'archiveWork', 'toFilesReady'], `${r.variant} phases`);
   }
   // coldstart start wrote every file of the archive, in place and into the tmpfs; in memory it
@@ -40,18 +40,50 @@ test('docker-startup: every variant reaches listen under runc and runsc, phases 
     assert.equal(Number(said[2]), said[1] === 'serving' ? files - 1 : files, `${r.variant} ${r.runtime}: ${r.startReport}`);
   }
 
+  // The ncc bundle holds all 50 packages: nothing external, no node_modules beside it.
+  assert.ok(VARIANTS.some((v) => v.name === 'bundle'));
+  const { bundle } = report.image;
+  assert.deepEqual(bundle.externals, [], JSON.stringify(bundle));
+  assert.equal(bundle.packages, 0);
+  assert.ok(bundle.entryBytes > 10_000 && bundle.files <= 4, JSON.stringify(bundle));
+  for (const r of report.results.filter((x) => x.variant === 'bundle')) assert.deepEqual(r.phases, {}, r.runtime);
+
   const table = renderMarkdown(report);
   assert.match(table, /\| variant \| runc median \| runc stddev \| runsc median \| runsc stddev \|/);
   for (const variant of VARIANTS) assert.ok(table.includes(`| ${variant.label} |`), variant.name);
   assert.match(table, /Machine: .+ cores.+node v\d+/);
+  assert.match(table, /; bundle: \d+ files, .+ nothing kept external\)\./);
   for (const line of table.split('\n').filter((l) => l.startsWith('|'))) t.diagnostic(line);
 });
 
-test('docker-startup: unknown variants and runtimes are usage errors before any Docker work', async () => {
+test('docker-startup: unknown apps, variants and runtimes are usage errors before any Docker work', async () => {
+  await assert.rejects(runBenchmark({ app: 'no-such-app' }),
+    (err) => err instanceof UsageError && /no-such-app/.test(err.message));
+  await assert.rejects(runBenchmark({ app: 'otel-express', variants: ['bundle', 'no-such-variant'] }),
+    (err) => err instanceof UsageError && /no-such-variant/.test(err.message));
   await assert.rejects(runBenchmark({ variants: ['plain', 'no-such-variant'] }),
     (err) => err instanceof UsageError && /no-such-variant/.test(err.message));
   await assert.rejects(runBenchmark({ runtimes: ['kata'] }),
     (err) => err instanceof UsageError && /kata/.test(err.message));
+});
+
+test('docker-startup: otel-express runs its own command in every variant, the bundle from /bundle', () => {
+  const app = APPS['otel-express'];
+  const variants = variantsFor(app);
+  const command = ['node', '--require', './tracing.js', 'server.js'];
+  assert.deepEqual(app.command, command);
+  assert.ok(app.ready.test('otel-express listening on 8080\n'));
+  for (const name of app.variants) assert.ok(variants.some((v) => v.name === name), name);
+  for (const v of variants.filter((x) => !x.name.startsWith('floor-'))) {
+    const args = v.args.join(' ');
+    assert.ok(args.endsWith(command.join(' ')), `${v.name}: ${args}`);
+    assert.doesNotMatch(args, /index\.js/, v.name);
+  }
+  const bundle = variants.find((v) => v.name === 'bundle');
+  assert.deepEqual(bundle.args, command);
+  assert.deepEqual(bundle.dockerArgs, ['--workdir', '/bundle']);
+  // The generated fixture keeps its labels.
+  assert.equal(VARIANTS.find((v) => v.name === 'plain').label, 'plain `node index.js`');
 });
 
 test('docker-startup: the markdown table shows one row per variant and indented phase rows', () => {
@@ -81,4 +113,15 @@ test('docker-startup: the markdown table shows one row per variant and indented 
     '| &nbsp;&nbsp;↳ of which extraction / loading | 40 | 1 | 300 | 8 |',
     '| &nbsp;&nbsp;↳ files ready → listening | 130 | 4 | 600 | 20 |',
   ]);
+
+  // A fixture app instead of the generated one: the footer names it, its command and the bundle.
+  const otel = {
+    ...report,
+    app: 'otel-express',
+    image: {
+      fixture: null, packages: 86, archive: report.image.archive,
+      bundle: { files: 4138, bytes: 19.5e6, entryBytes: 2800, externals: ['express'], packages: 91 },
+    },
+  };
+  assert.match(renderMarkdown(otel), /^App: fixtures\/otel-express \(`node --require \.\/tracing\.js server\.js`, PORT=8080\), 86 packages in node_modules; archive: 8 files, .*; bundle: 4138 files, 19\.5 MB \(entry 2\.8 kB; 91 packages in node_modules, kept external: express\)\.$/m);
 });

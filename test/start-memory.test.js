@@ -26,34 +26,46 @@ test('--mode memory: express starts with modules served from the archive', async
   const { dir, tar } = await packed('express-app', 'server.js');
   try {
     const out = await startUntilListen(dir, ['--archive', tar, '--mode', 'memory', '--', 'node', 'server.js'], /express-app listening on \d+/);
-    assert.match(out, /coldstart: serving \d+ files, .* from memory \(\d+ resolutions\)/);
+    assert.match(out, /coldstart: serving \d+ files, .* from memory \(\d+ resolutions[,)]/);
     assert.doesNotMatch(out, /warning/);
   } finally { rm(dir); }
 });
 
-test('--mode memory keeps module identity: __filename, require.cache keys, require.resolve, module.paths', async () => {
-  const dir = copyFixture('express-app');
-  try {
-    fs.writeFileSync(path.join(dir, 'probe.js'), `'use strict';
+for (const codeCache of [false, true]) {
+  test(`--mode memory${codeCache ? ' with --code-cache' : ''} keeps module identity: __filename, require.cache, require.resolve, module.paths, stack columns, import()`, async () => {
+    const dir = copyFixture('express-app');
+    try {
+      fs.writeFileSync(path.join(dir, 'probe.js'), `'use strict';
 const express = require('express');
 const fs = require('fs');
 const file = require.resolve('express');
+let thrown; try { JSON.parse('{bad'); } catch (err) { thrown = err.stack.split('\\n')[1].trim(); }
 const info = { filename: __filename, dirname: __dirname, main: require.main === module,
-  resolved: file, cached: Object.keys(require.cache).includes(file),
-  paths: module.paths[0], stack: new Error('x').stack.split('\\n')[1].trim() };
-fs.writeFileSync(process.env.OUT, JSON.stringify(info));
-require('http').createServer().listen(0, function () { console.log('probe listening'); });
-`);
-    const tar = path.join(dir, '.s.tar');
-    const r = await runCli(['pack', '-q', '--out', tar, '--', 'node', 'probe.js'], { cwd: dir, env: { OUT: path.join(dir, 'pack.json') } });
-    assert.strictEqual(r.code, 0, r.stderr);
-    const plainOut = path.join(dir, 'plain.json');
-    const memOut = path.join(dir, 'mem.json');
-    spawnSync(process.execPath, ['-r', EXIT_ON_LISTEN, 'probe.js'], { cwd: dir, env: { ...process.env, OUT: plainOut } });
-    spawnSync(process.execPath, [BIN, 'start', '-q', '--archive', tar, '--mode', 'memory', '--', 'node', '-r', EXIT_ON_LISTEN, 'probe.js'], { cwd: dir, env: { ...process.env, OUT: memOut } });
-    assert.deepStrictEqual(JSON.parse(fs.readFileSync(memOut, 'utf8')), JSON.parse(fs.readFileSync(plainOut, 'utf8')));
-  } finally { rm(dir); }
+  resolved: file, cached: Object.keys(require.cache).includes(file), paths: module.paths[0],
+  resolvePaths: require.resolve.paths('x')[0], hasExtensions: typeof require.extensions['.js'],
+  stack: new Error('x').stack.split('\\n')[1].trim(), thrown };
+import('node:os').then((os) => {
+  info.dynamicImport = typeof os.cpus;
+  fs.writeFileSync(process.env.OUT, JSON.stringify(info));
+  require('http').createServer().listen(0, function () { console.log('probe listening'); });
 });
+`);
+      const tar = path.join(dir, '.s.tar');
+      const r = await runCli(['pack', '-q', ...(codeCache ? ['--code-cache'] : []), '--out', tar, '--', 'node', 'probe.js'], { cwd: dir, env: { OUT: path.join(dir, 'pack.json') } });
+      assert.strictEqual(r.code, 0, r.stderr);
+      const plainOut = path.join(dir, 'plain.json');
+      const memOut = path.join(dir, 'mem.json');
+      spawnSync(process.execPath, ['-r', EXIT_ON_LISTEN, 'probe.js'], { cwd: dir, env: { ...process.env, OUT: plainOut } });
+      const started = spawnSync(process.execPath, [BIN, 'start', '--archive', tar, '--mode', 'memory', '--', 'node', '-r', EXIT_ON_LISTEN, 'probe.js'],
+        { cwd: dir, env: { ...process.env, OUT: memOut, COLDSTART_DEBUG_CACHE: '1' }, encoding: 'utf8' });
+      assert.doesNotMatch(started.stderr, /Warning/);
+      if (codeCache) assert.match(started.stderr, /code cache used for [1-9]\d* modules, rejected for 0/);
+      const plain = JSON.parse(fs.readFileSync(plainOut, 'utf8'));
+      assert.strictEqual(plain.dynamicImport, 'function');
+      assert.deepStrictEqual(JSON.parse(fs.readFileSync(memOut, 'utf8')), plain);
+    } finally { rm(dir); }
+  });
+}
 
 function fileSyscalls(cwd, args) {
   const log = path.join(cwd, `.strace-${Math.random().toString(16).slice(2)}`);

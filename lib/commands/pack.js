@@ -10,6 +10,7 @@ module.exports = {
   describe: 'archive the files an app needs to start (run it to listen, or --manifest a saved list)',
   builder: (yargs) => captureOptions(yargs)
     .option('manifest', { type: 'string', describe: 'pack the paths listed in this file (startup-files.txt) instead of running the app' })
+    .option('code-cache', { type: 'boolean', default: false, describe: 'also store V8 code cache for the CommonJS startup modules, used by start --mode memory (the cache bytes differ from pack to pack)' })
     .example('$0 pack --out /startup.tar -- node dist/index.js', '')
     .example('$0 pack --manifest .coldstart/startup-files.txt --out startup.tar', ''),
   async run(argv, ctx) {
@@ -39,7 +40,7 @@ module.exports = {
       if (result.partial) throw new CommandError('interrupted: nothing packed', { exitCode: 130 });
       root = result.root;
       listed = result.files.map((f) => f.path);
-      extraEntries = [startupIndexEntry(result)];
+      extraEntries = startupIndexEntries(result, { codeCache: argv.codeCache });
       outsideRoot = result.outsideRoot;
       readyAt = result.readyAt;
     }
@@ -83,8 +84,8 @@ module.exports = {
   },
 };
 
-/** The index `start --mode memory` reads: resolutions and module formats. */
-function startupIndexEntry(result) {
+/** The index `start --mode memory` reads (resolutions, module formats) and the code cache. */
+function startupIndexEntries(result, { codeCache }) {
   const fs = require('fs');
   const { buildStartupIndex, INDEX_PATH } = require('../pack/startup-index.js');
   const { relativeInside } = require('../capture/module-records.js');
@@ -108,7 +109,16 @@ function startupIndexEntry(result) {
     return type;
   };
   const index = buildStartupIndex(result, scopeTypeOf, (f) => relativeInside(result.root, f));
-  return { path: INDEX_PATH, data: Buffer.from(JSON.stringify(index)) };
+  const entries = [];
+  if (codeCache) {
+    const { buildCodeCache, CACHE_PATH } = require('../pack/code-cache.js');
+    const commonjs = Object.keys(index.formats).filter((rel) => index.formats[rel] === 'commonjs');
+    const cache = buildCodeCache(result.root, commonjs);
+    index.codeCache = cache.index;
+    entries.push({ path: CACHE_PATH, data: cache.blob });
+  }
+  entries.unshift({ path: INDEX_PATH, data: Buffer.from(JSON.stringify(index)) });
+  return entries;
 }
 
 function renderPackSummary(s) {

@@ -8,22 +8,30 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const Module = require('node:module');
+const { runWithCodeCache, cacheable } = require('./code-cache.js');
 
 /**
  * @param {object} options
  * @param {string} options.root directory the archive paths are relative to
  * @param {Map<string, Buffer>} options.files root-relative path -> contents
- * @param {object|null} options.index the archive's startup index (resolutions, formats)
+ * @param {object|null} options.index the archive's startup index (resolutions, formats, codeCache)
+ * @param {Buffer|null} [options.codeCache] the V8 code cache blob the index points into
  * @param {'size'|'none'} options.verify check each file's size on disk before serving it
  * @param {(message: string) => void} options.warn
  * @returns {{ stats: { resolved: number, served: number, fellBack: number } }}
  */
-function installMemoryLoader({ root, files, index, verify, warn }) {
-  const stats = { resolved: 0, served: 0, fellBack: 0 };
+function installMemoryLoader({ root, files, index, codeCache = null, verify, warn }) {
+  const stats = { resolved: 0, served: 0, fellBack: 0, cacheHits: 0, cacheRejected: 0 };
   const byPath = new Map();
   for (const [rel, data] of files) byPath.set(path.join(root, rel), data);
   const formats = new Map();
   const resolutions = new Map();
+  const caches = new Map();
+  if (index && codeCache && index.codeCache) {
+    for (const [rel, [offset, length]] of Object.entries(index.codeCache.entries)) {
+      caches.set(path.join(root, rel), codeCache.subarray(offset, offset + length));
+    }
+  }
   if (index) {
     for (const [rel, format] of Object.entries(index.formats || {})) formats.set(path.join(root, rel), format);
     for (const [from, request, to] of index.resolutions || []) {
@@ -72,7 +80,15 @@ function installMemoryLoader({ root, files, index, verify, warn }) {
   Module._extensions['.js'] = function memoryJs(module, filename) {
     if (formats.get(filename) === 'commonjs' && usable(filename)) {
       stats.served++;
-      return module._compile(stripBOM(byPath.get(filename).toString('utf8')), filename);
+      const source = stripBOM(byPath.get(filename).toString('utf8'));
+      const cached = caches.get(filename);
+      // Source maps are registered by Node's own compile step: leave those apps to it.
+      if (cached && !process.sourceMapsEnabled && cacheable(source)) {
+        if (runWithCodeCache(module, filename, source, cached)) stats.cacheHits++;
+        else stats.cacheRejected++;
+        return;
+      }
+      return module._compile(source, filename);
     }
     return origJs.apply(this, arguments);
   };

@@ -3,6 +3,7 @@
 // read), check it was made for this Node, and install the in-memory loader.
 const { readTarEntries } = require('./tar-reader.js');
 const { INDEX_PATH, INDEX_VERSION } = require('./startup-index.js');
+const { CACHE_PATH } = require('./code-cache.js');
 
 /**
  * Never throws: any problem is one warning and the app starts from disk.
@@ -11,6 +12,7 @@ const { INDEX_PATH, INDEX_VERSION } = require('./startup-index.js');
 function loadIntoMemory(buffer, { root, archive, verify, quiet, started, warn, writeLine }) {
   const files = new Map();
   let index = null;
+  let codeCache = null;
   let bytes = 0;
   const refused = [];
   try {
@@ -19,6 +21,10 @@ function loadIntoMemory(buffer, { root, archive, verify, quiet, started, warn, w
       const name = entry.path.replace(/^(\.\/)+/, ''); // archives re-made with `tar -C dir .`
       if (name === INDEX_PATH) {
         index = JSON.parse(entry.data.toString('utf8'));
+        continue;
+      }
+      if (name === CACHE_PATH) {
+        codeCache = entry.data;
         continue;
       }
       if (name.startsWith('/') || name.split('/').includes('..')) { // never outside the root
@@ -43,12 +49,16 @@ function loadIntoMemory(buffer, { root, archive, verify, quiet, started, warn, w
     warn(`refused ${refused.length} unsafe archive entries: ${shown}${refused.length > 5 ? `, and ${refused.length - 5} more` : ''}`);
   }
   const { installMemoryLoader } = require('./memory-loader.js');
-  installMemoryLoader({ root, files, index, verify, warn });
+  const { stats } = installMemoryLoader({ root, files, index, codeCache, verify, warn });
   if (!quiet) {
     const { formatBytes } = require('./launcher.js');
     const ms = Math.round(performance.now() - started);
     const resolutions = index ? index.resolutions.length : 0;
-    writeLine(2, `coldstart: serving ${files.size} files, ${formatBytes(bytes)} from memory (${resolutions} resolutions) in ${ms} ms`);
+    const cached = codeCache && index.codeCache ? `, code cache for ${Object.keys(index.codeCache.entries).length} modules` : '';
+    writeLine(2, `coldstart: serving ${files.size} files, ${formatBytes(bytes)} from memory (${resolutions} resolutions${cached}) in ${ms} ms`);
+  }
+  if (codeCache && process.env.COLDSTART_DEBUG_CACHE) {
+    process.on('exit', () => writeLine(2, `coldstart: code cache used for ${stats.cacheHits} modules, rejected for ${stats.cacheRejected}`));
   }
   return true;
 }

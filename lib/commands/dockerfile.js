@@ -1,0 +1,61 @@
+'use strict';
+// coldstart dockerfile: print a Dockerfile fitted to the project in the current directory (entry,
+// node flags, package manager, Node major, TypeScript build), with pack and `coldstart start` stages.
+const path = require('path');
+const { UsageError, CommandError } = require('../errors.js');
+
+module.exports = {
+  command: 'dockerfile',
+  describe: 'print a Dockerfile for this project that packs its startup files at build time and runs it with coldstart start',
+  builder: (yargs) => yargs
+    .option('root', { type: 'string', describe: 'project directory (default: the current directory)' })
+    .option('entry', { type: 'string', describe: 'entry file, relative to the root (default: scripts.start, main, index.js/server.js/app.js)' })
+    .option('distroless', { type: 'boolean', default: false, describe: 'run in a distroless image (node is its entrypoint)' })
+    .example('$0 dockerfile > Dockerfile', '')
+    .example('$0 dockerfile --distroless --out Dockerfile', '')
+    .example('$0 dockerfile --entry dist/server.js --json', 'print what was detected'),
+  async run(argv, ctx) {
+    if (argv.appCommand.length) {
+      throw new UsageError('dockerfile takes no app command: name the entry file with --entry, e.g. --entry server.js');
+    }
+    const { detectProject } = require('../dockerfile/detect-project.js');
+    const { renderDockerfile } = require('../dockerfile/render-dockerfile.js');
+    const root = path.resolve(ctx.cwd, argv.root || '.');
+    const description = detectProject({ root, entry: argv.entry, distroless: argv.distroless });
+
+    if (argv.strict && description.warnings.length) {
+      throw new CommandError(`--strict: ${description.warnings.map((w) => w.message).join('; ')}`);
+    }
+    if (!argv.quiet) {
+      for (const w of description.warnings) ctx.stderr.write(`coldstart: warning: ${w.message}\n`);
+    }
+
+    const out = argv.out ? path.resolve(ctx.cwd, argv.out) : null;
+    const fromRoot = out && path.relative(description.root, out);
+    const dockerfile = out && (fromRoot.startsWith('..') || path.isAbsolute(fromRoot) ? out : fromRoot.split(path.sep).join('/'));
+    const text = renderDockerfile(description, { dockerfile });
+
+    if (out) {
+      const { writeFileAtomic } = require('../write-atomic.js');
+      try {
+        writeFileAtomic(out, text);
+      } catch (err) {
+        if (['ENOENT', 'EACCES', 'ENOTDIR', 'EROFS', 'EISDIR'].includes(err.code)) {
+          throw new UsageError(`cannot write --out ${argv.out}: ${err.code}`);
+        }
+        throw err;
+      }
+    }
+    if (argv.json) {
+      ctx.stdout.write(JSON.stringify(out ? { ...description, out } : description, null, 2) + '\n');
+    } else if (!out) {
+      ctx.stdout.write(text);
+    } else if (!argv.quiet) {
+      const command = ['node', ...description.nodeFlags, description.entry, ...description.appArgs].join(' ');
+      ctx.stdout.write(`wrote ${path.relative(ctx.cwd, out) || out}: ${command} (${description.packageManager.name}, `
+        + `node ${description.node.major}${description.typescript ? ', TypeScript build' : ''}`
+        + `${description.distroless ? ', distroless' : ''})\n`);
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,255 @@
+'use strict';
+// What a Dockerfile for the project in one directory needs to know: the entry file and its node
+// flags, the package manager, the Node major, whether a TypeScript build comes first. Reads
+// package.json, lockfiles, tsconfig.json and .dockerignore; returns plain data.
+const fs = require('fs');
+const path = require('path');
+const { UsageError } = require('../errors.js');
+
+const LOCKFILES = [
+  ['package-lock.json', 'npm'],
+  ['yarn.lock', 'yarn'],
+  ['pnpm-lock.yaml', 'pnpm'],
+];
+const FALLBACK_ENTRIES = ['index.js', 'server.js', 'app.js'];
+// Node options whose value is the next argument when written without `=`.
+const FLAGS_WITH_VALUE = new Set([
+  '-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions',
+  '--env-file', '--env-file-if-exists', '--title', '--disable-warning', '--redirect-warnings',
+  '--input-type', '--openssl-config', '--icu-data-dir', '--inspect-port', '--watch-path',
+]);
+// Options after which node runs no entry file: such a start script names nothing to pack.
+const NO_ENTRY_FLAGS = new Set(['-e', '--eval', '-p', '--print', '-i', '--interactive', '-c', '--check',
+  '--test', '-v', '--version', '-h', '--help', '--run']);
+// Development-only options: a watcher would never let the pack step end, an inspector has no client.
+const DEV_ONLY_FLAG = /^--(watch|watch-path|watch-preserve-output|inspect|inspect-brk|inspect-wait)(=|$)/;
+const TYPESCRIPT_SOURCE = /\.(ts|mts|cts|tsx)$/;
+
+/** Splits a package.json script into words; null when it needs a shell (&&, pipes, $VAR, ...). */
+function splitScript(script) {
+  const words = [];
+  let word = null;
+  let quote = null;
+  for (const ch of script.trim()) {
+    if (quote) {
+      if (ch === quote) quote = null;
+      else word += ch;
+    } else if (ch === '"' || ch === "'") {
+      quote = ch;
+      word = word || '';
+    } else if (/\s/.test(ch)) {
+      if (word !== null) words.push(word);
+      word = null;
+    } else if ('&|;<>$`()\\*?'.includes(ch)) {
+      return null;
+    } else {
+      word = (word || '') + ch;
+    }
+  }
+  if (quote) return null;
+  if (word !== null) words.push(word);
+  return words;
+}
+
+/**
+ * `node [flags] <file> [args]` -> { file, flags, args, dropped }; null for anything else
+ * (another program, a shell pipeline, node -e).
+ */
+function parseNodeScript(script) {
+  const words = splitScript(script);
+  if (!words || words[0] !== 'node') return null;
+  const flags = [];
+  const dropped = [];
+  let i = 1;
+  for (; i < words.length; i++) {
+    const word = words[i];
+    if (word === '--') { i++; break; }
+    if (!word.startsWith('-') || word === '-') break;
+    const name = word.split('=')[0];
+    if (NO_ENTRY_FLAGS.has(name)) return null;
+    const taken = !word.includes('=') && FLAGS_WITH_VALUE.has(word) ? [word, words[++i]] : [word];
+    if (taken[taken.length - 1] === undefined) return null;
+    (DEV_ONLY_FLAG.test(word) ? dropped : flags).push(...taken);
+  }
+  if (i >= words.length || words[i] === '-') return null;
+  return { file: words[i], flags, args: words.slice(i + 1), dropped };
+}
+
+/** The highest Node major a semver range names (`^18 || ^20` -> 20, `>=18 <21` -> 20); null if none. */
+function majorFromRange(range) {
+  let best = null;
+  for (const part of String(range).split(/\|\||\s+/)) {
+    const m = /^(<=?|>=?|[~^=v]*)\s*v?(\d+)(?:\.(\d+|[xX*]))?(?:\.(\d+|[xX*]))?/.exec(part.trim());
+    if (!m) continue;
+    let major = Number(m[2]);
+    // `<21` and `<21.0.0` exclude 21 itself; `<20.5` still allows 20.
+    if (m[1] === '<' && !Number(m[3]) && !Number(m[4])) major -= 1;
+    if (major > 0 && (best === null || major > best)) best = major;
+  }
+  return best;
+}
+
+function readJson(file, what) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    if (err.code === 'ENOENT') return null;
+    throw new UsageError(`cannot read ${what}: ${err instanceof SyntaxError ? 'not valid JSON' : err.code || err.message}`);
+  }
+}
+
+function isFile(file) {
+  try { return fs.statSync(file).isFile(); } catch { return false; }
+}
+
+/** The file node would load for `entry`, relative to root in POSIX form; null when none exists. */
+function existingEntry(root, entry) {
+  for (const candidate of [entry, `${entry}.js`, `${entry}.cjs`, `${entry}.mjs`, path.join(entry, 'index.js')]) {
+    if (isFile(path.join(root, candidate))) return candidate;
+  }
+  return null;
+}
+
+/** Entry as written, normalised to a relative POSIX path inside root. */
+function normaliseEntry(entry, from) {
+  const normal = path.posix.normalize(String(entry).split(path.sep).join('/'));
+  if (path.posix.isAbsolute(normal) || normal === '..' || normal.startsWith('../')) {
+    throw new UsageError(`entry ${entry} (${from}) is outside the project: the image holds only the project directory`);
+  }
+  return normal;
+}
+
+function findEntry({ root, manifest, entryOption, typescript }) {
+  const scripts = (manifest && manifest.scripts) || {};
+  const candidates = [];
+  if (entryOption) candidates.push({ file: entryOption, from: '--entry', flags: [], args: [], dropped: [] });
+  const start = typeof scripts.start === 'string' ? parseNodeScript(scripts.start) : null;
+  if (start) candidates.push({ ...start, from: 'scripts.start' });
+  if (manifest && typeof manifest.main === 'string' && manifest.main) {
+    candidates.push({ file: manifest.main, from: 'main', flags: [], args: [], dropped: [] });
+  }
+  const chosen = candidates[0];
+  if (!chosen) {
+    const found = FALLBACK_ENTRIES.find((name) => isFile(path.join(root, name)));
+    if (found) return { file: found, from: found, flags: [], args: [], dropped: [] };
+    const startNote = typeof scripts.start === 'string' ? ` (scripts.start "${scripts.start}" is not "node <file>")` : '';
+    throw new UsageError(`no entry file found in ${root}${startNote}: give --entry FILE, e.g. --entry server.js`);
+  }
+  const file = normaliseEntry(chosen.file, chosen.from);
+  if (typescript) {
+    // The compiled output does not exist before the build stage runs: nothing to check on disk.
+    if (TYPESCRIPT_SOURCE.test(file)) {
+      throw new UsageError(`entry ${file} (${chosen.from}) is TypeScript source: give the compiled file, e.g. --entry dist/server.js`);
+    }
+    return { ...chosen, file };
+  }
+  const onDisk = existingEntry(root, file);
+  if (!onDisk) throw new UsageError(`entry file not found: ${file} (${chosen.from}) in ${root}`);
+  return { ...chosen, file: chosen.from === 'main' ? normaliseEntry(onDisk, 'main') : file };
+}
+
+function findPackageManager(root, manifest, warnings) {
+  const declared = manifest && typeof manifest.packageManager === 'string'
+    ? manifest.packageManager.split('@')[0] : null;
+  const present = LOCKFILES.filter(([file]) => isFile(path.join(root, file)));
+  if (!present.length) {
+    const name = ['npm', 'yarn', 'pnpm'].includes(declared) ? declared : 'npm';
+    return { name, lockfile: null };
+  }
+  const chosen = present.find(([, name]) => name === declared) || present[0];
+  if (present.length > 1) {
+    warnings.push({
+      code: 'SEVERAL_LOCKFILES',
+      message: `several lockfiles (${present.map(([f]) => f).join(', ')}): the Dockerfile assumes ${chosen[1]}`,
+    });
+  }
+  return { name: chosen[1], lockfile: chosen[0] };
+}
+
+function findNodeMajor(manifest, runningVersion, warnings) {
+  const range = manifest && manifest.engines && manifest.engines.node;
+  const running = Number(/^v?(\d+)/.exec(runningVersion)[1]);
+  if (typeof range === 'string' && range.trim()) {
+    const major = majorFromRange(range);
+    if (major) return { major, from: 'engines.node', range };
+    warnings.push({ code: 'ENGINES_UNREADABLE', message: `engines.node "${range}" names no Node major: using ${running}, the running Node's` });
+  }
+  return { major: running, from: 'running node', range: null };
+}
+
+function findTypescript(root, manifest, packageManager) {
+  const build = manifest && manifest.scripts && manifest.scripts.build;
+  if (!isFile(path.join(root, 'tsconfig.json')) || typeof build !== 'string') return null;
+  // A plain `tsc ...` build runs with node alone; anything else goes through npm, which runs a
+  // package.json script whatever the lockfile (node images ship npm).
+  const words = splitScript(build);
+  const command = words && words[0] === 'tsc'
+    ? ['node', 'node_modules/typescript/bin/tsc', ...words.slice(1)]
+    : ['npm', 'run', 'build'];
+  return { tsconfig: 'tsconfig.json', buildScript: build, command, packageManager: packageManager.name };
+}
+
+/** Warnings about a context the generated Dockerfile cannot work with. */
+function contextWarnings(root, manifest) {
+  const warnings = [];
+  const deps = (manifest && manifest.dependencies) || {};
+  const devDeps = (manifest && manifest.devDependencies) || {};
+  if (!deps.coldstart) {
+    warnings.push(devDeps.coldstart
+      ? { code: 'COLDSTART_DEV_DEPENDENCY', message: 'coldstart is a devDependency: an install without devDependencies leaves it out of node_modules, and the image runs it from there (move it to dependencies)' }
+      : { code: 'COLDSTART_NOT_A_DEPENDENCY', message: 'coldstart is not in dependencies: the image runs it from node_modules (npm install coldstart)' });
+  }
+  let ignore = '';
+  try { ignore = fs.readFileSync(path.join(root, '.dockerignore'), 'utf8'); } catch { /* none */ }
+  const ignoresModules = ignore.split('\n').map((l) => l.trim())
+    .some((l) => /^(\/|\*\*\/)?node_modules\/?(\*\*?)?$/.test(l));
+  if (ignoresModules) {
+    warnings.push({ code: 'DOCKERIGNORE_NODE_MODULES', message: '.dockerignore leaves out node_modules: the Dockerfile installs nothing and needs it in the build context' });
+  }
+  return warnings;
+}
+
+function imageName(manifest) {
+  const name = manifest && typeof manifest.name === 'string' ? manifest.name : '';
+  const cleaned = name.toLowerCase().replace(/^@/, '').replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, '');
+  return cleaned || 'my-app';
+}
+
+/**
+ * Describes the project in `root` for a Dockerfile: plain data, printed by `--json` and rendered
+ * by render-dockerfile.js.
+ * @param {{root: string, entry?: string, distroless?: boolean, runningNodeVersion?: string}} options
+ * @returns {{root: string, name: string, entry: string, entryFrom: string, nodeFlags: string[],
+ *   appArgs: string[], packageManager: {name: 'npm'|'yarn'|'pnpm', lockfile: string|null},
+ *   node: {major: number, from: string, range: string|null},
+ *   typescript: null|{tsconfig: string, buildScript: string, command: string[], packageManager: string},
+ *   distroless: boolean, warnings: {code: string, message: string}[]}}
+ * @throws {UsageError} when no entry file is found or package.json cannot be read
+ */
+function detectProject({ root, entry, distroless = false, runningNodeVersion = process.version }) {
+  const dir = path.resolve(root);
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new UsageError(`no such project directory: ${root}`);
+  const manifest = readJson(path.join(dir, 'package.json'), 'package.json');
+  const warnings = contextWarnings(dir, manifest);
+  const packageManager = findPackageManager(dir, manifest, warnings);
+  const typescript = findTypescript(dir, manifest, packageManager);
+  const chosen = findEntry({ root: dir, manifest, entryOption: entry, typescript });
+  if (chosen.dropped.length) {
+    warnings.push({ code: 'DEV_FLAGS_DROPPED', message: `left out development-only node flags of scripts.start: ${chosen.dropped.join(' ')}` });
+  }
+  return {
+    root: dir,
+    name: imageName(manifest),
+    entry: chosen.file,
+    entryFrom: chosen.from,
+    nodeFlags: chosen.flags,
+    appArgs: chosen.args,
+    packageManager,
+    node: findNodeMajor(manifest, runningNodeVersion, warnings),
+    typescript,
+    distroless: Boolean(distroless),
+    warnings,
+  };
+}
+
+module.exports = { detectProject };

@@ -1,0 +1,129 @@
+'use strict';
+// A project description (detect-project.js) -> the text of a multi-stage Dockerfile: an optional
+// build stage, a pack stage that archives the startup files, a final stage that runs the app
+// through `coldstart start`. Same stages as dockerfile-snippets/, with the entry filled in.
+const COLDSTART_BIN = 'node_modules/coldstart/bin/coldstart.js';
+
+const INSTALL = {
+  npm: { production: 'npm ci --omit=dev', all: 'npm ci' },
+  yarn: { production: 'yarn install --frozen-lockfile --production', all: 'yarn install --frozen-lockfile' },
+  pnpm: { production: 'pnpm install --frozen-lockfile --prod', all: 'pnpm install --frozen-lockfile' },
+};
+
+/** Quotes a word for a shell-form RUN line only when it needs it. */
+function shellWord(word) {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+function installLines(description) {
+  const { name, lockfile } = description.packageManager;
+  const install = INSTALL[name][description.typescript ? 'all' : 'production'];
+  const lines = [
+    '# The build context holds the app with its node_modules (coldstart among them): nothing is',
+    '# installed during the build, so it also builds with --network none. Install first, on Linux',
+    `# x64 with glibc as the image is: ${install}${lockfile ? ` (${lockfile})` : ''}.`,
+  ];
+  if (description.typescript) {
+    lines.push('# The build needs its devDependencies (typescript): they stay in the image.');
+  }
+  if (name === 'pnpm') {
+    lines.push(
+      "# pnpm's node_modules is symlinks into node_modules/.pnpm: the build context must contain",
+      '# node_modules as pnpm installed it (do not copy it with a tool that follows symlinks).',
+      '# COPY keeps the symlinks and coldstart packs them as symlinks.');
+  }
+  lines.push('# A .dockerignore may leave out .git and .coldstart/, but not node_modules.');
+  return lines;
+}
+
+function buildCommandLines(description, dockerfile) {
+  const major = description.node.major;
+  const file = dockerfile && dockerfile !== 'Dockerfile' ? `-f ${shellWord(dockerfile)} ` : '';
+  const lines = [
+    '# Build:',
+    `#   docker build ${file}--build-arg NODE_IMAGE=node:${major}-slim -t ${description.name} .`,
+  ];
+  if (description.distroless) {
+    lines.push(
+      `#   (and --build-arg DISTROLESS_IMAGE=gcr.io/distroless/nodejs${major}-debian12; keep the`,
+      '#   same Node major in both images)');
+  }
+  const from = description.node.from === 'engines.node'
+    ? `engines.node "${description.node.range}" in package.json` : 'the Node that ran coldstart dockerfile';
+  lines.push(`# Node ${major} comes from ${from}.`);
+  return lines;
+}
+
+function buildStage(description) {
+  const { typescript } = description;
+  const how = typescript.command[0] === 'node'
+    ? `the build script ("${typescript.buildScript}") with node alone`
+    : `the build script ("${typescript.buildScript}") through npm, which ships with NODE_IMAGE`;
+  return [
+    `# 1. Build: compile the TypeScript sources with ${how}.`,
+    `#    ${typescript.tsconfig} decides where the output goes; the entry below must be the compiled file.`,
+    'FROM ${NODE_IMAGE} AS build',
+    'WORKDIR /app',
+    'COPY . .',
+    `RUN ${typescript.command.map(shellWord).join(' ')}`,
+  ];
+}
+
+/**
+ * Renders the Dockerfile for a project description.
+ * @param {ReturnType<typeof import('./detect-project.js').detectProject>} description
+ * @param {{dockerfile?: string}} [options] dockerfile: the file's path from the project root,
+ *   named in the build command comment when it is not ./Dockerfile
+ * @returns {string}
+ */
+function renderDockerfile(description, { dockerfile } = {}) {
+  const { node, typescript, distroless } = description;
+  const appCommand = ['node', ...description.nodeFlags, description.entry, ...description.appArgs];
+  const packCommand = ['node', COLDSTART_BIN, 'pack', '--code-cache', '--out', '/startup.tar', '--', ...appCommand];
+  const startArgs = [COLDSTART_BIN, 'start', '--verify', 'none', '--archive', '/startup.tar', '--', ...appCommand];
+  const shown = appCommand.join(' ');
+  const stage = (n) => (typescript ? n + 1 : n);
+  const appSource = typescript ? 'COPY --from=build /app /app' : 'COPY . .';
+
+  const lines = [
+    `# ${shown}, with its startup files packed at build time and loaded by \`coldstart start\``,
+    `# (written by coldstart dockerfile: entry from ${description.entryFrom}; run it again if that changes).`,
+    ...installLines(description),
+    ...buildCommandLines(description, dockerfile),
+    `ARG NODE_IMAGE=node:${node.major}-slim`,
+  ];
+  if (distroless) lines.push(`ARG DISTROLESS_IMAGE=gcr.io/distroless/nodejs${node.major}-debian12`);
+  lines.push('');
+  if (typescript) lines.push(...buildStage(description), '');
+
+  lines.push(
+    `# ${stage(1)}. Pack: start the app once, up to the moment it listens, and archive every file it read.`,
+    '#    NODE_ENV as in the final stage, so the app reads the same files at startup. The app runs',
+    '#    during the build: give settings it needs to start (not secrets) harmless values with ENV.',
+    'FROM ${NODE_IMAGE} AS pack',
+    'ENV NODE_ENV=production',
+    'WORKDIR /app',
+    appSource,
+    `RUN ${packCommand.map(shellWord).join(' ')}`,
+    '',
+    `# ${stage(2)}. Run: the same app and Node major, plus the archive, at the same path (/app) as in the`,
+    '#    pack stage: the archive records the files by where the app read them.',
+    distroless ? 'FROM ${DISTROLESS_IMAGE}' : 'FROM ${NODE_IMAGE}',
+    'ENV NODE_ENV=production',
+    'WORKDIR /app',
+    appSource,
+    'COPY --from=pack /startup.tar /startup.tar',
+    '# Exec form: no shell between the container and node, so signals reach the app. start serves the',
+    '# startup modules from the archive in memory; --verify none: the archive and the app come from',
+    '# this same build, so the per-file size check is not needed.',
+  );
+  if (distroless) {
+    lines.push('# The distroless entrypoint is node itself, so CMD starts with the script; nothing here needs a shell.');
+    lines.push(`CMD ${JSON.stringify(startArgs)}`);
+  } else {
+    lines.push(`CMD ${JSON.stringify(['node', ...startArgs])}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+module.exports = { renderDockerfile };

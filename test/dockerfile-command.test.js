@@ -1,0 +1,205 @@
+'use strict';
+// coldstart dockerfile: what it detects in small projects (entry and node flags, package manager,
+// Node major, TypeScript), how it fails, and one generated Dockerfile built and run for real.
+const { test, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { execFile } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { promisify } = require('node:util');
+const { copyFixture, runCli, rm } = require('./helpers/app.js');
+const { needDocker, BASE_IMAGE } = require('./helpers/docker.js');
+
+const dirs = [];
+after(() => { for (const dir of dirs) rm(dir); });
+
+/** A throwaway project: files given as { 'rel/path': 'content' }; objects are written as JSON. */
+function project(files) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-dockerfile-'));
+  dirs.push(dir);
+  for (const [rel, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), typeof content === 'string' ? content : JSON.stringify(content));
+  }
+  return dir;
+}
+
+async function describe(dir, ...flags) {
+  const r = await runCli(['dockerfile', '--json', '--quiet', ...flags], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+async function dockerfileText(dir, ...flags) {
+  const r = await runCli(['dockerfile', ...flags], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  return r;
+}
+
+/** The exec-form CMD of a Dockerfile, as an array. */
+function cmdOf(text) {
+  const line = text.split('\n').find((l) => l.startsWith('CMD '));
+  return JSON.parse(line.slice(4));
+}
+
+test('npm start with a --require preload: the flags go into the pack command and the CMD', async () => {
+  const dir = project({
+    'package.json': { name: 'api', scripts: { start: 'node --require ./tracing.js server.js' }, dependencies: { coldstart: '*' } },
+    'package-lock.json': '{}', 'server.js': '', 'tracing.js': '',
+  });
+  const d = await describe(dir);
+  assert.equal(d.entry, 'server.js');
+  assert.equal(d.entryFrom, 'scripts.start');
+  assert.deepEqual(d.nodeFlags, ['--require', './tracing.js']);
+  assert.deepEqual(d.packageManager, { name: 'npm', lockfile: 'package-lock.json' });
+  assert.deepEqual(d.warnings, []);
+
+  const { stdout, stderr } = await dockerfileText(dir);
+  assert.equal(stderr, '');
+  assert.match(stdout, /^RUN node node_modules\/coldstart\/bin\/coldstart\.js pack --code-cache --out \/startup\.tar -- node --require \.\/tracing\.js server\.js$/m);
+  assert.deepEqual(cmdOf(stdout), ['node', 'node_modules/coldstart/bin/coldstart.js', 'start', '--verify', 'none',
+    '--archive', '/startup.tar', '--', 'node', '--require', './tracing.js', 'server.js']);
+  assert.match(stdout, /npm ci --omit=dev/);
+  const major = process.versions.node.split('.')[0];
+  assert.match(stdout, new RegExp(`^ARG NODE_IMAGE=node:${major}-slim$`, 'm'));
+  assert.match(stdout, new RegExp(`docker build --build-arg NODE_IMAGE=node:${major}-slim -t api \\.`));
+  assert.doesNotMatch(stdout, /AS build|DISTROLESS/);
+});
+
+test('main only, and the index.js fallback', async () => {
+  const withMain = project({ 'package.json': { main: 'lib/app', scripts: { start: 'nodemon lib/app.js' } }, 'lib/app.js': '' });
+  const d = await describe(withMain);
+  assert.equal(d.entry, 'lib/app.js', 'main resolved as node would');
+  assert.equal(d.entryFrom, 'main');
+  assert.deepEqual(d.nodeFlags, []);
+  assert.deepEqual(d.packageManager, { name: 'npm', lockfile: null });
+
+  const bare = project({ 'index.js': '' });
+  const b = await describe(bare);
+  assert.equal(b.entry, 'index.js');
+  assert.equal(b.entryFrom, 'index.js');
+  assert.equal(b.name, 'my-app');
+
+  const chosen = await describe(withMain, '--entry', './lib/app.js');
+  assert.equal(chosen.entry, 'lib/app.js');
+  assert.equal(chosen.entryFrom, '--entry');
+});
+
+test('yarn and pnpm lockfiles; pnpm says node_modules goes in as installed', async () => {
+  const yarn = project({ 'package.json': { main: 'server.js' }, 'yarn.lock': '', 'server.js': '' });
+  assert.deepEqual((await describe(yarn)).packageManager, { name: 'yarn', lockfile: 'yarn.lock' });
+  assert.match((await dockerfileText(yarn)).stdout, /yarn install --frozen-lockfile --production/);
+
+  const pnpm = project({ 'package.json': { main: 'server.js' }, 'pnpm-lock.yaml': '', 'server.js': '' });
+  assert.deepEqual((await describe(pnpm)).packageManager, { name: 'pnpm', lockfile: 'pnpm-lock.yaml' });
+  const text = (await dockerfileText(pnpm)).stdout;
+  assert.match(text, /symlinks/);
+  assert.match(text, /build context must contain\n# node_modules as pnpm installed it/);
+});
+
+test('engines.node picks the Node major of the base images', async () => {
+  const dir = project({ 'package.json': { main: 'server.js', engines: { node: '^18.17 || >=20 <23' } }, 'server.js': '' });
+  const d = await describe(dir);
+  assert.deepEqual(d.node, { major: 22, from: 'engines.node', range: '^18.17 || >=20 <23' });
+  const text = (await dockerfileText(dir, '--distroless')).stdout;
+  assert.match(text, /^ARG NODE_IMAGE=node:22-slim$/m);
+  assert.match(text, /^ARG DISTROLESS_IMAGE=gcr\.io\/distroless\/nodejs22-debian12$/m);
+  assert.match(text, /^FROM \$\{DISTROLESS_IMAGE\}$/m);
+  assert.equal(cmdOf(text)[0], 'node_modules/coldstart/bin/coldstart.js', 'distroless: node is the entrypoint');
+  assert.deepEqual(cmdOf(text).slice(-2), ['node', 'server.js']);
+});
+
+test('TypeScript: a build stage runs the build script, the entry is the compiled file', async () => {
+  const dir = project({
+    'package.json': { main: 'dist/server.js', scripts: { build: 'tsc -p tsconfig.json', start: 'ts-node src/server.ts' } },
+    'tsconfig.json': '{}', 'src/server.ts': '', 'package-lock.json': '{}',
+  });
+  const d = await describe(dir);
+  assert.equal(d.entry, 'dist/server.js', 'taken from main although dist/ does not exist yet');
+  assert.deepEqual(d.typescript.command, ['node', 'node_modules/typescript/bin/tsc', '-p', 'tsconfig.json']);
+  const text = (await dockerfileText(dir)).stdout;
+  const stages = text.split('\n').filter((l) => l.startsWith('FROM ') || l.startsWith('RUN ') || l.startsWith('COPY '));
+  assert.deepEqual(stages, [
+    'FROM ${NODE_IMAGE} AS build', 'COPY . .', 'RUN node node_modules/typescript/bin/tsc -p tsconfig.json',
+    'FROM ${NODE_IMAGE} AS pack', 'COPY --from=build /app /app',
+    'RUN node node_modules/coldstart/bin/coldstart.js pack --code-cache --out /startup.tar -- node dist/server.js',
+    'FROM ${NODE_IMAGE}', 'COPY --from=build /app /app', 'COPY --from=pack /startup.tar /startup.tar',
+  ]);
+  assert.match(text, /npm ci \(package-lock\.json\)/, 'the build needs devDependencies');
+
+  const other = project({
+    'package.json': { main: 'src/index.ts', scripts: { build: 'rimraf dist && tsc' } }, 'tsconfig.json': '{}',
+  });
+  const r = await runCli(['dockerfile'], { cwd: other });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^coldstart: entry src\/index\.ts \(main\) is TypeScript source: give the compiled file/);
+  const fixed = await describe(other, '--entry', 'build/index.js');
+  assert.deepEqual(fixed.typescript.command, ['npm', 'run', 'build']);
+});
+
+test('bad input: no entry, a missing entry, a stray app command: one coldstart line, exit 2', async () => {
+  const cases = [
+    [project({ 'package.json': { scripts: { start: 'node -e 1' } } }), [], /^coldstart: no entry file found in .*scripts\.start "node -e 1" is not "node <file>".*--entry FILE/],
+    [project({ 'package.json': { main: 'gone.js' } }), [], /^coldstart: entry file not found: gone\.js \(main\)/],
+    [project({ 'index.js': '' }), ['--entry', '../outside.js'], /is outside the project/],
+    [project({ 'package.json': '{ nope' }), [], /^coldstart: cannot read package\.json: not valid JSON$/],
+    [project({ 'index.js': '' }), ['--', 'node', 'index.js'], /takes no app command/],
+  ];
+  for (const [dir, flags, pattern] of cases) {
+    const r = await runCli(['dockerfile', ...flags], { cwd: dir });
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stdout, '');
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, r.stderr);
+    assert.match(lines[0], pattern);
+  }
+});
+
+test('--out writes the file atomically and names it in the build command; warnings on stderr, --strict fails', async () => {
+  const dir = project({ 'package.json': { name: 'svc', main: 'server.js', devDependencies: { coldstart: '*' } }, 'server.js': '' });
+  const r = await runCli(['dockerfile', '--out', 'docker/Dockerfile.coldstart'], { cwd: dir });
+  assert.equal(r.code, 2, 'the directory does not exist');
+  fs.mkdirSync(path.join(dir, 'docker'));
+  const ok = await runCli(['dockerfile', '--out', 'docker/Dockerfile.coldstart'], { cwd: dir });
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(ok.stderr, /^coldstart: warning: coldstart is a devDependency/);
+  assert.deepEqual(fs.readdirSync(path.join(dir, 'docker')), ['Dockerfile.coldstart'], 'no temp file left');
+  const text = fs.readFileSync(path.join(dir, 'docker', 'Dockerfile.coldstart'), 'utf8');
+  assert.match(text, /docker build -f docker\/Dockerfile\.coldstart --build-arg NODE_IMAGE=node:\d+-slim -t svc \./);
+
+  const strict = await runCli(['dockerfile', '--strict'], { cwd: dir });
+  assert.equal(strict.code, 1);
+  assert.match(strict.stderr, /^coldstart: --strict: coldstart is a devDependency/);
+});
+
+test('the Dockerfile printed for fixtures/express-app builds and starts from its archive under runc', { timeout: 240_000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  const { assembleContext, buildImage, runContainer, stopAllContainers } = require('../lib/bench/docker.js');
+  const app = copyFixture('express-app');
+  dirs.push(app);
+  const r = await runCli(['dockerfile', '--root', app, '--out', path.join(app, 'Dockerfile')]);
+  assert.equal(r.code, 0, r.stderr);
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-dockerfile-context-'));
+  dirs.push(work);
+  const context = assembleContext({ app, into: path.join(work, 'context') });
+  assert.ok(fs.existsSync(path.join(context.dir, 'node_modules', 'coldstart', 'bin', 'coldstart.js')));
+
+  const tag = `coldstart-test-dockerfile-command:${process.pid}`;
+  try {
+    const built = await buildImage({
+      context: context.dir, dockerfile: path.join(context.dir, 'Dockerfile'), tag,
+      buildArgs: { NODE_IMAGE: BASE_IMAGE }, timeoutMs: 180_000,
+    });
+    t.diagnostic(`built in ${Math.round(built.ms)} ms`);
+    const run = await runContainer({ image: tag, runtime: 'runc', until: /express-app listening/, timeoutMs: 60_000 });
+    assert.ok(run.matched, `never listened: exit ${run.code}\n${run.stdout}\n${run.stderr}`);
+    const report = /coldstart: serving (\d+) files/.exec(run.stderr);
+    assert.ok(report, `no "coldstart: serving N files" line: ${run.stderr}`);
+    assert.ok(Number(report[1]) > 10, `express and the app come from the archive: ${report[0]}`);
+    t.diagnostic(report[0]);
+  } finally {
+    await stopAllContainers();
+    await promisify(execFile)(process.env.COLDSTART_DOCKER || '/usr/bin/docker', ['image', 'rm', '--force', tag]).catch(() => {});
+  }
+});
