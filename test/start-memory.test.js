@@ -118,10 +118,12 @@ test('--mode memory: an archive from another Node version is ignored with a warn
   } finally { rm(dir); }
 });
 
-test('--mode memory: an ESM app starts (ES modules fall through to Node\'s loader)', async () => {
+test('--mode memory: an ESM app starts (in-thread ESM hooks where Node has them, else Node\'s loader)', async () => {
   const { dir, tar } = await packed('esm-app', 'index.js');
   try {
     const out = await startUntilListen(dir, ['--archive', tar, '--mode', 'memory', '--', 'node', 'index.js'], /esm-app listening/);
     assert.match(out, /serving/);
+    const inThreadHooks = typeof require('module').registerHooks === 'function';
+    assert.strictEqual(/3 ES modules/.test(out), inThreadHooks, out);
   } finally { rm(dir); }
 });

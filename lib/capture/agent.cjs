@@ -80,6 +80,7 @@ function start() {
     reads: new Map(), // path -> how it was read
     esm: [],
     resolutions: [],
+    esmResolutions: [],
     stack: [],
     lastResolve: null,
     esmPort: null,
@@ -122,7 +123,8 @@ function start() {
     const filename = origResolve.apply(this, arguments);
     state.lastResolve = { filename, us: hrNow() - t };
     // (requesting directory, request) -> file: what `start --mode memory` replays without stats.
-    if (parent && options === undefined && typeof request === 'string' && path.isAbsolute(filename)) {
+    // Node 22 passes { conditions } on every require; only `paths` makes a lookup special.
+    if (parent && !(options && options.paths) && typeof request === 'string' && path.isAbsolute(filename)) {
       const from = parent.path || (parent.filename && path.dirname(parent.filename));
       if (from) state.resolutions.push([from, request, filename]);
     }
@@ -263,7 +265,14 @@ function start() {
     if (!state.esmPort) return;
     const { receiveMessageOnPort } = require('worker_threads');
     let msg;
-    while ((msg = receiveMessageOnPort(state.esmPort))) state.esm.push(msg.message);
+    while ((msg = receiveMessageOnPort(state.esmPort))) {
+      if (msg.message.type === 'resolve') {
+        const { parent, specifier, file } = msg.message;
+        state.esmResolutions.push([parent, specifier, file]);
+      } else {
+        state.esm.push(msg.message);
+      }
+    }
   }
 
   function snapshot(reason, extra) {
@@ -300,6 +309,7 @@ function start() {
       }),
       builtins: [...state.builtins].sort(),
       resolutions: state.resolutions,
+      esmResolutions: state.esmResolutions,
       reads: [...state.reads].map(([p, via]) => ({ path: p, via })),
     };
   }

@@ -212,7 +212,7 @@ async function capture(options, events = new EventEmitter()) {
   function buildResult(payload, rawProfile, partial) {
     const cpuProfile = rawProfile && trimProfile(rawProfile, payload.startUs + payload.pausedUs, payload.readyUs);
     const root = options.root ? path.resolve(cwd, options.root) : findRoot(payload.mainFile, cwd);
-    const { files, outsideRoot, modules, resolutions } = collectFiles(payload, root);
+    const { files, outsideRoot, modules, resolutions, esmResolutions } = collectFiles(payload, root);
     return {
       command,
       cwd,
@@ -235,6 +235,7 @@ async function capture(options, events = new EventEmitter()) {
       files,
       outsideRoot,
       resolutions,
+      esmResolutions,
     };
   }
 }

@@ -15,6 +15,10 @@ export function initialize(data) {
 export async function resolve(specifier, context, nextResolve) {
   const t = now();
   const result = await nextResolve(specifier, context);
+  // (importing file, specifier) -> file: what `start --mode memory` replays without stats.
+  if (port && result && result.url && result.url.startsWith('file:') && context.parentURL && context.parentURL.startsWith('file:')) {
+    port.postMessage({ type: 'resolve', parent: fileURLToPath(context.parentURL), specifier, file: fileURLToPath(result.url) });
+  }
   if (result && result.url && !parents.has(result.url)) {
     parents.set(result.url, context.parentURL || null);
     resolveTimes.set(result.url, now() - t);

@@ -9,7 +9,7 @@ const AGENT = path.join(__dirname, 'agent.cjs');
 // Lines Node prints about the inspector the agent opens: noise for the user.
 const INSPECTOR_NOISE = [
   /^Debugger listening on ws:\/\//,
-  /^For help, see: https:\/\/nodejs\.org\/en\/docs\/inspector/,
+  /^For help, see: https:\/\/nodejs\.org\//, // wording differs between Node versions
   /^Debugger attached\.$/,
   /^Debugger ending on ws:\/\//,
   /^Waiting for the debugger to disconnect\.\.\.$/,

@@ -124,10 +124,16 @@ function collectFiles(payload, root) {
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   outsideRoot.sort();
-  return { modules, files, outsideRoot, resolutions: rootResolutions(payload.resolutions, root) };
+  return {
+    modules,
+    files,
+    outsideRoot,
+    resolutions: rootResolutions(payload.resolutions, root),
+    esmResolutions: rootResolutions(payload.esmResolutions, root),
+  };
 }
 
-/** Resolutions whose directory and target are inside the root, root-relative, deduplicated. */
+/** Resolutions whose origin (directory or file) and target are inside the root, root-relative, deduplicated. */
 function rootResolutions(list, root) {
   const seen = new Set();
   const out = [];

@@ -21,7 +21,7 @@ const { runWithCodeCache, cacheable } = require('./code-cache.js');
  * @returns {{ stats: { resolved: number, served: number, fellBack: number } }}
  */
 function installMemoryLoader({ root, files, index, codeCache = null, verify, warn }) {
-  const stats = { resolved: 0, served: 0, fellBack: 0, cacheHits: 0, cacheRejected: 0 };
+  const stats = { resolved: 0, served: 0, fellBack: 0, cacheHits: 0, cacheRejected: 0, esmModules: 0 };
   const byPath = new Map();
   for (const [rel, data] of files) byPath.set(path.join(root, rel), data);
   const formats = new Map();
@@ -65,7 +65,8 @@ function installMemoryLoader({ root, files, index, codeCache = null, verify, war
 
   const origResolve = Module._resolveFilename;
   Module._resolveFilename = function memoryResolve(request, parent, isMain, options) {
-    if (parent && options === undefined && typeof request === 'string') {
+    // Node 22 passes { conditions } on every require; only `paths` makes a lookup special.
+    if (parent && !(options && options.paths) && typeof request === 'string') {
       const from = parent.path || (parent.filename && path.dirname(parent.filename));
       const hit = from && resolutions.get(`${from}\0${request}`);
       if (hit && usable(hit)) {
@@ -88,7 +89,7 @@ function installMemoryLoader({ root, files, index, codeCache = null, verify, war
         else stats.cacheRejected++;
         return;
       }
-      return module._compile(source, filename);
+      return module._compile(source, filename, 'commonjs'); // known format: no package.json lookups
     }
     return origJs.apply(this, arguments);
   };
@@ -120,7 +121,24 @@ function installMemoryLoader({ root, files, index, codeCache = null, verify, war
     return origReadFileSync.apply(this, arguments);
   };
 
+  registerEsmHooks({ root, index, byPath, usable, stats });
   return { stats };
+}
+
+/** ES modules through in-thread loader hooks, where this Node has them (see memory-esm-hooks.js). */
+function registerEsmHooks({ root, index, byPath, usable, stats }) {
+  if (!index || typeof Module.registerHooks !== 'function') return;
+  const sources = [];
+  for (const [rel, format] of Object.entries(index.formats || {})) {
+    if (format !== 'module') continue;
+    const file = path.join(root, rel);
+    if (usable(file)) sources.push([file, byPath.get(file).toString('utf8')]);
+  }
+  if (!sources.length) return;
+  const resolutions = (index.esmResolutions || []).map(([from, specifier, to]) => [path.join(root, from), specifier, path.join(root, to)]);
+  const { memoryEsmHooks } = require('./memory-esm-hooks.js');
+  Module.registerHooks(memoryEsmHooks(resolutions, sources));
+  stats.esmModules = sources.length;
 }
 
 function plainRead(options) {

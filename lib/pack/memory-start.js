@@ -53,9 +53,10 @@ function loadIntoMemory(buffer, { root, archive, verify, quiet, started, warn, w
   if (!quiet) {
     const { formatBytes } = require('./launcher.js');
     const ms = Math.round(performance.now() - started);
-    const resolutions = index ? index.resolutions.length : 0;
+    const resolutions = index ? index.resolutions.length + (index.esmResolutions || []).length : 0;
     const cached = codeCache && index.codeCache ? `, code cache for ${Object.keys(index.codeCache.entries).length} modules` : '';
-    writeLine(2, `coldstart: serving ${files.size} files, ${formatBytes(bytes)} from memory (${resolutions} resolutions${cached}) in ${ms} ms`);
+    const esm = stats.esmModules ? `, ${stats.esmModules} ES modules` : '';
+    writeLine(2, `coldstart: serving ${files.size} files, ${formatBytes(bytes)} from memory (${resolutions} resolutions${esm}${cached}) in ${ms} ms`);
   }
   if (codeCache && process.env.COLDSTART_DEBUG_CACHE) {
     process.on('exit', () => writeLine(2, `coldstart: code cache used for ${stats.cacheHits} modules, rejected for ${stats.cacheRejected}`));

@@ -27,6 +27,7 @@ function buildStartupIndex(result, scopeTypeOf, rel) {
     platform: process.platform,
     arch: process.arch,
     resolutions: result.resolutions || [],
+    esmResolutions: result.esmResolutions || [],
     formats,
   };
 }
