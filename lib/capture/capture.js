@@ -93,7 +93,7 @@ async function capture(options, events = new EventEmitter()) {
       sessions.set(session.pid, session);
       // Attached after the capture ended: let it go (it is ended with the tree).
       if (settled) session.resume().then(() => session.close());
-    }, (err) => events.emit('warning', { code: 'ATTACH_FAILED', message: `could not attach to pid ${announce.pid}: ${err.message}` }));
+    }, (error) => settle({ type: 'attach-failed', pid: announce.pid, error })); // it would wait for us forever
   };
   const onReadyFile = (name) => {
     let payload;
@@ -182,6 +182,9 @@ async function capture(options, events = new EventEmitter()) {
       const cpuProfile = profile ? await session.stopProfile() : null;
       if (!payload) throw new CommandError('the app gave no data before it was stopped');
       return buildResult(payload, cpuProfile, what.type === 'interrupted');
+    }
+    if (what.type === 'attach-failed') {
+      throw new CommandError(`could not attach the profiler to pid ${what.pid} over 127.0.0.1: ${what.error.message}`, { code: 'ATTACH_FAILED' });
     }
     if (what.type === 'timeout') {
       const hint = until.mode === 'listen' ? ' (use --until 10s to profile an app that never listens)' : '';
