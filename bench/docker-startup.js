@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 'use strict';
-// Time to listen of the seed's 1000-module fixture in a container, under runc and gVisor (runsc):
-// plain `node index.js`, the seed's shell recipe (tar xf the startup archive, then node), and
-// `coldstart start` (in place, and --into a tmpfs). Each sample is a fresh `docker run`, timed
+// Time to listen of an app in a container, under runc and gVisor (runsc): the seed's generated
+// 1000-module fixture (default) or fixtures/otel-express (--app otel-express: express traced by
+// OpenTelemetry from a --require preload). Variants: plain node, the seed's shell recipe (tar xf
+// the startup archive, then node), `coldstart start` (in place, --into a tmpfs, from memory) and
+// the app's ncc bundle (`coldstart bundle`, run from /bundle). Each sample is a fresh `docker run`, timed
 // from the moment the client is started to the app's listening line; a warm-up round is run
 // first and left out. Rounds interleave the variants, so drift on a shared machine spreads
 // over all of them instead of landing on one.
@@ -22,13 +24,18 @@ const { generateFixture, LISTENING_PATTERN } = require('../lib/fixtures/generate
 const { readTarEntries } = require('../lib/pack/tar-reader.js');
 const { CommandError, UsageError } = require('../lib/errors.js');
 const { writeFileAtomic } = require('../lib/write-atomic.js');
+const { size } = require('../lib/report/terminal.js');
 
 const USAGE = `usage: node bench/docker-startup.js [--runs 10] [--warmup 1] [--runtimes runc,runsc]
-  [--variants NAME,...] [--modules 1000] [--seed 42] [--base-image coldstart-node:local]
-  [--json FILE] [--keep-image] [--verbose]
+  [--app fixture|otel-express] [--variants NAME,...] [--modules 1000] [--seed 42]
+  [--base-image coldstart-node:local] [--tag IMAGE:TAG] [--json FILE] [--keep-image] [--verbose]
 
-Variants (all by default): floor-container, floor-node, plain, seed-tmpfs, seed-inplace,
-start-inplace, start-into, start-memory, start-memory-noverify.
+Apps: fixture (the seed's generated fixture, --modules and --seed apply; default) and
+otel-express (fixtures/otel-express with its packages from coldstart's own node_modules).
+Variants: floor-container, floor-node, plain, seed-tmpfs, seed-inplace, start-inplace,
+start-into, start-memory, start-memory-noverify, start-memory-cache, bundle. All by default for the
+fixture; for otel-express the floors, plain, start-into, start-memory, start-memory-noverify,
+start-memory-cache and bundle.
 `;
 const DOCKERFILE = path.join(__dirname, 'docker', 'Dockerfile.startup');
 const BASE_IMAGE = 'coldstart-node:local';
@@ -37,97 +44,145 @@ const TMPFS_DIR = '/mnt/tmpfs';
 // Cloud Run keeps the container's writable layer in memory; a tmpfs is the local stand-in.
 const TMPFS = `${TMPFS_DIR}:rw,exec,size=256m`;
 const COLDSTART = 'node_modules/coldstart/bin/coldstart.js';
+const BUNDLE_DIR = '/bundle';
+const REPO = path.resolve(__dirname, '..');
 // `coldstart start` reports once the files are in place: extracted, or indexed in memory.
-const START_REPORT = /coldstart: (extracted|serving) (\d+) files, ([\d.]+ [kM]?B)(?: from memory \(\d+ resolutions\))? in (\d+) ms/;
+const START_REPORT = /coldstart: (extracted|serving) (\d+) files, ([\d.]+ [kM]?B)(?: from memory \([^)]*\))? in (\d+) ms/;
 const SHELL_BEGIN = /bench: begin (\d+)/;
 const SHELL_EXTRACTED = /bench: extracted (\d+)/;
 
 // The seed's recipe with timestamps around tar: `date` is the only clock dash can read.
 // The `echo` lines also give the host the moment each step is reached.
-function seedScript(dir) {
+function seedScript(dir, command) {
   const into = dir ? ` -C ${dir}` : '';
   const cd = dir ? `cd ${dir} && ` : '';
   return `echo "bench: begin $(date +%s%N)" && tar xf /startup.tar${into} && `
-    + `echo "bench: extracted $(date +%s%N)" && ${cd}exec node index.js`;
+    + `echo "bench: extracted $(date +%s%N)" && ${cd}exec ${command.join(' ')}`;
 }
 
 /**
- * What is timed. `phases` reads the moments found in a sample's output into named durations;
- * each variant runs in /app (the image's WORKDIR).
+ * The apps the image can hold. `command` starts the app from its directory (words without
+ * quoting: the Dockerfile's shell splits them); `ready` is its listening line; `env` is set in
+ * every container; `variants` are the ones run unless --variants says otherwise (undefined: all).
  */
-const VARIANTS = [
-  {
-    name: 'floor-container',
-    label: 'floor: container only (`sh -c echo`)',
-    args: ['sh', '-c', 'echo bench: ready'],
-    ready: /bench: ready/,
-  },
-  {
-    name: 'floor-node',
-    label: 'floor: bare node listening, no app',
-    args: ['node', '-e', "const s = require('http').createServer().listen(0, () => console.log('bench: bare node listening'))"],
-    ready: /bench: bare node listening/,
-  },
-  {
-    name: 'plain',
-    label: 'plain `node index.js`',
-    args: ['node', 'index.js'],
+const APPS = {
+  fixture: {
+    command: ['node', 'index.js'],
     ready: LISTENING_PATTERN,
+    env: {},
   },
-  {
-    name: 'seed-tmpfs',
-    label: `seed recipe: \`tar xf -C ${TMPFS_DIR}\` (tmpfs), then node`,
-    args: ['sh', '-c', seedScript(TMPFS_DIR)],
-    tmpfs: [TMPFS],
-    ready: LISTENING_PATTERN,
-    marks: { begin: SHELL_BEGIN, filesReady: SHELL_EXTRACTED },
-    phases: shellPhases,
+  'otel-express': {
+    command: ['node', '--require', './tracing.js', 'server.js'],
+    ready: /^otel-express listening on \d+$/m,
+    // A fixed port: the app would take any free one with 0, but a fixed one is what a platform gives.
+    env: { PORT: '8080' },
+    variants: ['floor-container', 'floor-node', 'plain', 'start-into', 'start-memory', 'start-memory-noverify', 'start-memory-cache', 'bundle'],
   },
-  {
-    name: 'seed-inplace',
-    label: 'seed recipe: `tar xf` over /app (in place), then node',
-    args: ['sh', '-c', seedScript(null)],
-    ready: LISTENING_PATTERN,
-    marks: { begin: SHELL_BEGIN, filesReady: SHELL_EXTRACTED },
-    phases: shellPhases,
-  },
-  {
-    name: 'start-inplace',
-    label: '`coldstart start --mode extract` (in place)',
-    args: ['node', COLDSTART, 'start', '--archive', '/startup.tar', '--mode', 'extract', '--', 'node', 'index.js'],
-    ready: LISTENING_PATTERN,
-    marks: { filesReady: START_REPORT },
-    phases: startPhases,
-  },
-  {
-    name: 'start-into',
-    label: `\`coldstart start --into ${TMPFS_DIR}\` (tmpfs)`,
-    args: ['node', COLDSTART, 'start', '--archive', '/startup.tar', '--into', TMPFS_DIR, '--', 'node', 'index.js'],
-    tmpfs: [TMPFS],
-    ready: LISTENING_PATTERN,
-    marks: { filesReady: START_REPORT },
-    phases: startPhases,
-  },
-  {
-    // No extraction: recorded resolutions and sources served from the archive in memory.
-    name: 'start-memory',
-    label: '`coldstart start --mode memory`',
-    args: ['node', COLDSTART, 'start', '--archive', '/startup.tar', '--mode', 'memory', '--', 'node', 'index.js'],
-    ready: LISTENING_PATTERN,
-    marks: { filesReady: START_REPORT },
-    phases: startPhases,
-  },
-  {
-    // The same without the size check of each served file against the disk.
-    name: 'start-memory-noverify',
-    label: '`coldstart start --mode memory --verify none`',
-    args: ['node', COLDSTART, 'start', '--archive', '/startup.tar', '--mode', 'memory', '--verify', 'none',
-      '--', 'node', 'index.js'],
-    ready: LISTENING_PATTERN,
-    marks: { filesReady: START_REPORT },
-    phases: startPhases,
-  },
-];
+};
+
+/**
+ * What is timed, for an app. `phases` reads the moments found in a sample's output into named
+ * durations; each variant runs in /app (the image's WORKDIR), the bundle in /bundle.
+ * @param {{command: string[], ready: RegExp}} app
+ */
+function variantsFor(app) {
+  const { command, ready } = app;
+  const shown = command.join(' ');
+  return [
+    {
+      name: 'floor-container',
+      label: 'floor: container only (`sh -c echo`)',
+      args: ['sh', '-c', 'echo bench: ready'],
+      ready: /bench: ready/,
+    },
+    {
+      name: 'floor-node',
+      label: 'floor: bare node listening, no app',
+      args: ['node', '-e', "const s = require('http').createServer().listen(0, () => console.log('bench: bare node listening'))"],
+      ready: /bench: bare node listening/,
+    },
+    {
+      name: 'plain',
+      label: `plain \`${shown}\``,
+      args: command,
+      ready,
+    },
+    {
+      name: 'seed-tmpfs',
+      label: `seed recipe: \`tar xf -C ${TMPFS_DIR}\` (tmpfs), then node`,
+      args: ['sh', '-c', seedScript(TMPFS_DIR, command)],
+      tmpfs: [TMPFS],
+      ready,
+      marks: { begin: SHELL_BEGIN, filesReady: SHELL_EXTRACTED },
+      phases: shellPhases,
+    },
+    {
+      name: 'seed-inplace',
+      label: 'seed recipe: `tar xf` over /app (in place), then node',
+      args: ['sh', '-c', seedScript(null, command)],
+      ready,
+      marks: { begin: SHELL_BEGIN, filesReady: SHELL_EXTRACTED },
+      phases: shellPhases,
+    },
+    {
+      name: 'start-inplace',
+      label: '`coldstart start --mode extract` (in place)',
+      args: ['node', COLDSTART, 'start', '--archive', '/startup.tar', '--mode', 'extract', '--', ...command],
+      ready,
+      marks: { filesReady: START_REPORT },
+      phases: startPhases,
+    },
+    {
+      name: 'start-into',
+      label: `\`coldstart start --into ${TMPFS_DIR}\` (tmpfs)`,
+      args: ['node', COLDSTART, 'start', '--archive', '/startup.tar', '--into', TMPFS_DIR, '--', ...command],
+      tmpfs: [TMPFS],
+      ready,
+      marks: { filesReady: START_REPORT },
+      phases: startPhases,
+    },
+    {
+      // No extraction: recorded resolutions and sources served from the archive in memory.
+      name: 'start-memory',
+      label: '`coldstart start --mode memory`',
+      args: ['node', COLDSTART, 'start', '--archive', '/startup.tar', '--mode', 'memory', '--', ...command],
+      ready,
+      marks: { filesReady: START_REPORT },
+      phases: startPhases,
+    },
+    {
+      // The same without the size check of each served file against the disk.
+      name: 'start-memory-noverify',
+      label: '`coldstart start --mode memory --verify none`',
+      args: ['node', COLDSTART, 'start', '--archive', '/startup.tar', '--mode', 'memory', '--verify', 'none',
+        '--', ...command],
+      ready,
+      marks: { filesReady: START_REPORT },
+      phases: startPhases,
+    },
+    {
+      // The same with V8 code cache in the archive (`pack --code-cache`), as the snippets do.
+      name: 'start-memory-cache',
+      label: '`coldstart start --verify none`, archive made with `pack --code-cache`',
+      args: ['node', COLDSTART, 'start', '--archive', '/startup-cache.tar', '--verify', 'none', '--', ...command],
+      ready,
+      marks: { filesReady: START_REPORT },
+      phases: startPhases,
+    },
+    {
+      // `coldstart bundle` at build time: the entry at its own path in /bundle, externals (and the
+      // preload's packages) in /bundle/node_modules.
+      name: 'bundle',
+      label: `ncc bundle (\`coldstart bundle\`), \`${shown}\` in ${BUNDLE_DIR}`,
+      args: command,
+      dockerArgs: ['--workdir', BUNDLE_DIR],
+      ready,
+    },
+  ];
+}
+
+/** The generated fixture's variants (every one there is). */
+const VARIANTS = variantsFor(APPS.fixture);
 
 const PHASE_LABELS = {
   toFilesReady: '↳ run → files ready',
@@ -162,7 +217,7 @@ function startPhases(sample) {
  *   stdout: string, stderr: string}>}
  * @throws {CommandError} when the container never becomes ready or something reports a problem
  */
-async function sampleOnce(image, runtime, variant, timeoutMs) {
+async function sampleOnce(image, runtime, variant, timeoutMs, env) {
   const marks = {};
   const wanted = Object.entries(variant.marks || {});
   // runContainer starts its clock synchronously after this call begins: the offset is microseconds.
@@ -172,6 +227,8 @@ async function sampleOnce(image, runtime, variant, timeoutMs) {
     runtime,
     args: variant.args,
     tmpfs: variant.tmpfs || [],
+    env,
+    dockerArgs: variant.dockerArgs || [],
     timeoutMs,
     until: (out, err) => {
       for (const [key, pattern] of wanted) {
@@ -231,35 +288,82 @@ function copyTools(into) {
 }
 
 /**
- * Generates the fixture, assembles the build context (fixture + coldstart in its node_modules,
- * tools) and builds the image, whose first stage runs `coldstart pack`.
- * @returns {Promise<{tag: string, buildMs: number, fixture: object,
- *   archive: {files: number, bytes: number, archiveBytes: number}}>}
+ * Assembles the build context (the app with its packages and coldstart in its node_modules,
+ * tools) and builds the image, whose first stage runs `coldstart pack` and `coldstart bundle`.
+ * The generated fixture is generated first; otel-express takes its packages from coldstart's
+ * own node_modules.
+ * @returns {Promise<{tag: string, buildMs: number, fixture: ?object, packages: number,
+ *   archive: {files: number, bytes: number, archiveBytes: number}, bundle: object}>}
  */
-async function prepareImage({ workDir, modules, seed, baseImage, tag, onProgress }) {
-  const fixtureDir = path.join(workDir, 'fixture');
-  const fixture = await generateFixture({ dir: fixtureDir, modules, seed });
+async function prepareImage({ workDir, appName, modules, seed, baseImage, tag, onProgress }) {
   const context = path.join(workDir, 'context');
-  assembleContext({ app: fixtureDir, into: path.join(context, 'app'), nodeModules: path.join(fixtureDir, 'node_modules') });
+  let fixture = null;
+  let assembled;
+  if (appName === 'fixture') {
+    const fixtureDir = path.join(workDir, 'fixture');
+    fixture = await generateFixture({ dir: fixtureDir, modules, seed });
+    assembled = assembleContext({ app: fixtureDir, into: path.join(context, 'app'), nodeModules: path.join(fixtureDir, 'node_modules') });
+    onProgress(`building ${tag} (fixture: ${fixture.modules} modules, ${fixture.files} files)`);
+  } else {
+    assembled = assembleContext({
+      app: path.join(REPO, 'fixtures', appName), into: path.join(context, 'app'), nodeModules: path.join(REPO, 'node_modules'),
+    });
+    onProgress(`building ${tag} (${appName}: ${assembled.packages.length} packages)`);
+  }
+  if (!assembled.coldstartPackages.some((p) => p.name === '@vercel/ncc')) {
+    throw new CommandError('the build context lacks @vercel/ncc: coldstart bundle cannot run in the image', { code: 'BENCH_NO_NCC' });
+  }
   copyTools(path.join(context, 'tools'));
-  onProgress(`building ${tag} (fixture: ${fixture.modules} modules, ${fixture.files} files)`);
   const built = await buildImage({
-    context, dockerfile: DOCKERFILE, tag, buildArgs: { NODE_IMAGE: baseImage }, timeoutMs: 900_000,
+    context, dockerfile: DOCKERFILE, tag, timeoutMs: 900_000,
+    buildArgs: { NODE_IMAGE: baseImage, APP_COMMAND: APPS[appName].command.join(' ') },
   });
-  return { tag, buildMs: built.ms, fixture, archive: describeArchive(tag, workDir) };
+  const fromImage = copyFromImage(tag, workDir, ['/startup.tar', BUNDLE_DIR]);
+  return {
+    tag, buildMs: built.ms, fixture, packages: assembled.packages.length,
+    archive: describeArchive(path.join(fromImage, 'startup.tar')),
+    bundle: describeBundle(path.join(fromImage, path.basename(BUNDLE_DIR))),
+  };
 }
 
-// What the pack stage archived, read from the image itself: a cached build prints no pack line.
-function describeArchive(tag, workDir) {
+// What the pack and bundle steps made, read from the image itself: a cached build prints nothing.
+function copyFromImage(tag, workDir, paths) {
   const docker = process.env.COLDSTART_DOCKER || '/usr/bin/docker';
-  const copy = path.join(workDir, 'startup.tar');
+  const into = path.join(workDir, 'from-image');
+  fs.mkdirSync(into);
   const id = execFileSync(docker, ['create', '--network', 'none', tag], { encoding: 'utf8' }).trim();
   try {
-    execFileSync(docker, ['cp', `${id}:/startup.tar`, copy], { stdio: 'ignore' });
+    for (const p of paths) execFileSync(docker, ['cp', `${id}:${p}`, path.join(into, path.basename(p))], { stdio: 'ignore' });
   } finally {
     execFileSync(docker, ['rm', id], { stdio: 'ignore' });
   }
-  const buffer = fs.readFileSync(copy);
+  return into;
+}
+
+/** Files and bytes of the bundle directory, the size of the bundled entry, what it keeps external. */
+function describeBundle(dir) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, '.coldstart-bundle.json'), 'utf8'));
+  let files = 0;
+  let bytes = 0;
+  const walk = (d) => {
+    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) { files += 1; bytes += fs.statSync(full).size; }
+    }
+  };
+  walk(dir);
+  return {
+    files,
+    bytes,
+    entryBytes: fs.statSync(path.join(dir, manifest.entry)).size,
+    externals: manifest.externals.map((e) => e.name),
+    packages: manifest.nodeModules.length,
+  };
+}
+
+function describeArchive(file) {
+  const buffer = fs.readFileSync(file);
   let files = 0;
   let bytes = 0;
   for (const entry of readTarEntries(buffer)) {
@@ -275,37 +379,41 @@ function describeArchive(tag, workDir) {
 
 /**
  * Builds the image and times every variant under every runtime.
- * @param {{runs?: number, warmup?: number, runtimes?: string[], variants?: string[], modules?: number,
- *   seed?: number, baseImage?: string, keepImage?: boolean, timeoutMs?: number,
- *   onProgress?: (line: string) => void}} [options]
- * @returns {Promise<{machine: object, image: object, runs: number, warmup: number, runtimes: string[],
+ * @param {{app?: 'fixture'|'otel-express', runs?: number, warmup?: number, runtimes?: string[],
+ *   variants?: string[], modules?: number, seed?: number, baseImage?: string, tag?: string,
+ *   keepImage?: boolean, timeoutMs?: number, onProgress?: (line: string) => void}} [options]
+ *   modules and seed shape the generated fixture only.
+ * @returns {Promise<{app: string, machine: object, image: object, runs: number, warmup: number, runtimes: string[],
  *   results: {variant: string, label: string, runtime: string, total: object, phases: Record<string, object>,
  *   samples: number[], startReport: ?string}[]}>} total and phases are summarize() outputs (ms);
  *   startReport is what `coldstart start` said it did, e.g. 'extracted 2003 files, 1.7 MB'
  */
 async function runBenchmark(options = {}) {
   const {
-    runs = 10, warmup = 1, runtimes = RUNTIMES, modules = 1000, seed = 42, baseImage = BASE_IMAGE,
-    keepImage = false, timeoutMs = 120_000, onProgress = () => {},
+    app: appName = 'fixture', runs = 10, warmup = 1, runtimes = RUNTIMES, modules = 1000, seed = 42,
+    baseImage = BASE_IMAGE, tag = `coldstart-bench-startup:${process.pid}`, keepImage = false, timeoutMs = 120_000,
+    onProgress = () => {},
   } = options;
-  const variants = selectVariants(options.variants);
+  if (!Object.hasOwn(APPS, appName)) throw new UsageError(`unknown app ${appName}: use ${Object.keys(APPS).join(', ')}`);
+  const app = APPS[appName];
+  const variants = selectVariants(variantsFor(app), options.variants || app.variants);
   for (const runtime of runtimes) {
     if (!RUNTIMES.includes(runtime)) throw new UsageError(`unknown runtime ${runtime}: use ${RUNTIMES.join(', ')}`);
   }
   const docker = await requireDocker();
   const machine = describeMachine(docker.version);
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-bench-docker-'));
-  const tag = `coldstart-bench-startup:${process.pid}`;
   let image = null;
   try {
-    image = await prepareImage({ workDir, modules, seed, baseImage, tag, onProgress });
-    onProgress(`built in ${Math.round(image.buildMs / 1000)} s; archive: ${describeSize(image.archive)}`);
+    image = await prepareImage({ workDir, appName, modules, seed, baseImage, tag, onProgress });
+    onProgress(`built in ${Math.round(image.buildMs / 1000)} s; archive: ${describeSize(image.archive)}; `
+      + `bundle: ${describeBundleSize(image.bundle)}`);
     const collected = new Map(); // `${runtime} ${variant}` -> samples
     for (let round = 0; round < warmup + runs; round++) {
       const kept = round >= warmup;
       for (const runtime of runtimes) {
         for (const variant of variants) {
-          const sample = await sampleOnce(tag, runtime, variant, timeoutMs);
+          const sample = await sampleOnce(tag, runtime, variant, timeoutMs, app.env);
           const key = `${runtime} ${variant.name}`;
           if (kept) {
             if (!collected.has(key)) collected.set(key, []);
@@ -336,10 +444,17 @@ async function runBenchmark(options = {}) {
         });
       }
     }
+    const { fixture } = image;
     return {
+      app: appName,
       machine,
-      image: { fixture: { modules: image.fixture.modules, files: image.fixture.files, bytes: image.fixture.bytes },
-        archive: image.archive, buildMs: Math.round(image.buildMs) },
+      image: {
+        fixture: fixture ? { modules: fixture.modules, files: fixture.files, bytes: fixture.bytes } : null,
+        packages: image.packages,
+        archive: image.archive,
+        bundle: image.bundle,
+        buildMs: Math.round(image.buildMs),
+      },
       runs, warmup, runtimes, results,
     };
   } finally {
@@ -349,11 +464,11 @@ async function runBenchmark(options = {}) {
   }
 }
 
-function selectVariants(names) {
-  if (!names) return VARIANTS;
+function selectVariants(all, names) {
+  if (!names) return all;
   return names.map((name) => {
-    const variant = VARIANTS.find((v) => v.name === name);
-    if (!variant) throw new UsageError(`unknown variant ${name}: use ${VARIANTS.map((v) => v.name).join(', ')}`);
+    const variant = all.find((v) => v.name === name);
+    if (!variant) throw new UsageError(`unknown variant ${name}: use ${all.map((v) => v.name).join(', ')}`);
     return variant;
   });
 }
@@ -363,9 +478,16 @@ function describePhases(phases) {
   return parts.length ? ` (${parts.join(', ')})` : '';
 }
 
+const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
+
 function describeSize(archive) {
-  const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
   return `${archive.files} files, ${mb(archive.bytes)} (tar ${mb(archive.archiveBytes)})`;
+}
+
+function describeBundleSize(bundle) {
+  const kept = bundle.externals.length ? `, kept external: ${bundle.externals.join(', ')}` : ', nothing kept external';
+  return `${bundle.files} files, ${size(bundle.bytes)} (entry ${size(bundle.entryBytes)}; ${bundle.packages} packages`
+    + ` in node_modules${kept})`;
 }
 
 function removeImage(tag) {
@@ -403,6 +525,14 @@ function cell(stats, key) {
   return stats && stats[key] !== null && stats[key] !== undefined ? String(Math.round(stats[key])) : '–';
 }
 
+function describeApp(report) {
+  const { fixture } = report.image;
+  if (fixture) return `Fixture: ${fixture.modules} modules, ${fixture.files} files`;
+  const app = APPS[report.app];
+  return `App: fixtures/${report.app} (\`${app.command.join(' ')}\`, PORT=${app.env.PORT}),`
+    + ` ${report.image.packages} packages in node_modules`;
+}
+
 /**
  * The results as a markdown table (ms): one row per variant, indented rows for its phases.
  * @param {Awaited<ReturnType<typeof runBenchmark>>} report
@@ -436,8 +566,9 @@ function renderMarkdown(report) {
     '',
     ...lines,
     '',
-    `Fixture: ${report.image.fixture.modules} modules, ${report.image.fixture.files} files;`
-      + ` archive: ${describeSize(report.image.archive)}${said.length ? `; coldstart start: ${said.join(', ')}` : ''}.`,
+    `${describeApp(report)}; archive: ${describeSize(report.image.archive)}`
+      + `${said.length ? `; coldstart start: ${said.join(', ')}` : ''}`
+      + `${report.image.bundle ? `; bundle: ${describeBundleSize(report.image.bundle)}` : ''}.`,
     'Phases: "run → files ready" is when the line saying so reached the client (tar: an `echo` after it;'
       + ' start: its `extracted …` or `serving …` line); "of which extraction / loading" is measured inside'
       + ' the container (tar: two `date +%s%N` stamps, each `date` costing a fork and exec; start: its own'
@@ -454,6 +585,7 @@ function parseOptions(argv) {
   const { values } = parseArgs({
     args: argv,
     options: {
+      app: { type: 'string', default: 'fixture' },
       runs: { type: 'string', default: '10' },
       warmup: { type: 'string', default: '1' },
       runtimes: { type: 'string', default: RUNTIMES.join(',') },
@@ -461,6 +593,7 @@ function parseOptions(argv) {
       modules: { type: 'string', default: '1000' },
       seed: { type: 'string', default: '42' },
       'base-image': { type: 'string', default: BASE_IMAGE },
+      tag: { type: 'string' },
       json: { type: 'string' },
       'keep-image': { type: 'boolean', default: false },
       verbose: { type: 'boolean', short: 'v', default: false },
@@ -475,6 +608,7 @@ function parseOptions(argv) {
   const list = (text) => text.split(',').map((s) => s.trim()).filter(Boolean);
   return {
     help: values.help,
+    app: values.app,
     runs: count('runs', 1),
     warmup: count('warmup', 0),
     modules: count('modules', 1),
@@ -482,6 +616,7 @@ function parseOptions(argv) {
     runtimes: list(values.runtimes),
     variants: values.variants ? list(values.variants) : undefined,
     baseImage: values['base-image'],
+    tag: values.tag,
     json: values.json,
     keepImage: values['keep-image'],
     verbose: values.verbose,
@@ -528,4 +663,4 @@ if (require.main === module) {
   main().then((code) => { process.exitCode = code; });
 }
 
-module.exports = { main, runBenchmark, renderMarkdown, VARIANTS };
+module.exports = { main, runBenchmark, renderMarkdown, VARIANTS, APPS, variantsFor };
