@@ -114,6 +114,14 @@ test('a missing archive gives one warning line and the app still starts', async 
   assert.match(result.stderr, /^coldstart: warning: archive not found: .*nope\.tar; starting the app without it\n$/);
 });
 
+test('an app command start cannot run in-process (npm start) is one clear line and exit 2', async (t) => {
+  const { cwd, archive } = appCopy(t);
+  const result = await start(t, ['--archive', archive, '--', 'npm', 'start'], { cwd });
+  assert.strictEqual(result.code, 2);
+  assert.match(result.stderr, /^coldstart: the app's entry npm is not a file here; .*give -- node <script>.*\n$/);
+  assert.strictEqual(result.stdout, '');
+});
+
 test('a corrupt archive gives one warning line and the app starts from the working directory', async (t) => {
   const { base, cwd, archive } = appCopy(t);
   const bytes = fs.readFileSync(archive);

@@ -63,4 +63,4 @@ function checkCommand(command, cwd) {
   return command;
 }
 
-module.exports = { checkCommand, entryIndex, isNode };
+module.exports = { checkCommand, entryIndex, isNode, entryExists };

@@ -61,6 +61,8 @@ function main(argv) {
   for (const message of options.warnings) warn(message);
 
   const cwd = process.cwd();
+  // Without --into the entry must be there already; with it, it arrives with the archive.
+  if (!options.into && !entryFound(path.resolve(cwd, options.app.entry), options.app.entry)) return;
   const runDir = loadArchive(options, cwd, started);
   let entry = path.resolve(cwd, options.app.entry);
   if (runDir !== cwd) {
@@ -72,6 +74,7 @@ function main(argv) {
     }
     process.chdir(runDir);
   }
+  if (!entryFound(entry, options.app.entry)) return;
   const { runApp } = require('./run-app.js');
   runApp({ ...options.app, entry });
 }
@@ -120,6 +123,15 @@ function loadArchive(options, cwd, started) {
     warn(`refused ${result.refused.length} unsafe archive entries: ${shown}${more}`);
   }
   return into;
+}
+
+/** `-- npm start` or a shell line cannot run inside this Node process: one line, exit 2. */
+function entryFound(file, given) {
+  const { entryExists } = require('../capture/command-check.js');
+  if (entryExists(file)) return true;
+  writeLine(2, `coldstart: the app's entry ${given} is not a file here; start runs a Node script in this process: give -- node <script> (npm, npx and shell commands cannot run in-process)`);
+  process.exitCode = 2;
+  return false;
 }
 
 class StartUsageError extends Error {}
