@@ -61,8 +61,8 @@ function main(argv) {
   for (const message of options.warnings) warn(message);
 
   const cwd = process.cwd();
-  // Without --into the entry must be there already; with it, it arrives with the archive.
-  if (!options.into && !entryFound(path.resolve(cwd, options.app.entry), options.app.entry)) return;
+  // Memory mode writes nothing: the entry must be there already (extract may bring it).
+  if (options.mode === 'memory' && !entryFound(path.resolve(cwd, options.app.entry), options.app.entry)) return;
   const runDir = loadArchive(options, cwd, started);
   let entry = path.resolve(cwd, options.app.entry);
   if (runDir !== cwd) {
