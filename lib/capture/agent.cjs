@@ -30,6 +30,29 @@ if (shouldRun()) {
   else start();
 }
 
+/** Writes one JSON file into the CLI's channel, whole (temp + rename). False when the CLI is gone. */
+function writeChannelFile(name, data) {
+  const fs = require('fs');
+  const file = require('path').join(CHANNEL, name);
+  try {
+    fs.writeFileSync(file + '.tmp', JSON.stringify(data));
+    fs.renameSync(file + '.tmp', file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Calls onListen(server) when any net.Server (http, https, http2, gRPC, ...) starts listening. */
+function onListening(onListen) {
+  const net = require('net');
+  const origEmit = net.Server.prototype.emit;
+  net.Server.prototype.emit = function coldstartEmit(event) {
+    if (event === 'listening') onListen(this);
+    return origEmit.apply(this, arguments);
+  };
+}
+
 // Benchmarks only need the ready moment: no inspector, no hooks, one file write.
 function startTimingOnly() {
   const until = process.env.COLDSTART_UNTIL || 'listen';
@@ -37,25 +60,11 @@ function startTimingOnly() {
   const report = (reason, extra) => {
     if (done) return;
     done = true;
-    const readyAt = performance.now();
-    const fs = require('fs');
-    const file = require('path').join(CHANNEL, `${process.pid}.ready.json`);
-    try {
-      fs.writeFileSync(file + '.tmp', JSON.stringify({ pid: process.pid, reason, readyAt, ...extra }));
-      fs.renameSync(file + '.tmp', file);
-    } catch { /* the CLI is gone */ }
+    writeChannelFile(`${process.pid}.ready.json`, { pid: process.pid, reason, readyAt: performance.now(), ...extra });
   };
   globalThis[KEY] = { timingOnly: true };
-  if (until === 'listen') {
-    const net = require('net');
-    const origEmit = net.Server.prototype.emit;
-    net.Server.prototype.emit = function coldstartEmit(event) {
-      if (event === 'listening') report('listen');
-      return origEmit.apply(this, arguments);
-    };
-  } else if (until === 'exit') {
-    process.on('exit', (code) => report('exit', { exitCode: code }));
-  }
+  if (until === 'listen') onListening(() => report('listen'));
+  else if (until === 'exit') process.on('exit', (code) => report('exit', { exitCode: code }));
 }
 
 function start() {
@@ -103,13 +112,7 @@ function start() {
     cwd: process.cwd(),
     startUs,
   };
-  const file = path.join(CHANNEL, `${process.pid}.json`);
-  try {
-    fs.writeFileSync(file + '.tmp', JSON.stringify(announce));
-    fs.renameSync(file + '.tmp', file);
-  } catch {
-    return; // the CLI is gone: run the app untouched
-  }
+  if (!writeChannelFile(`${process.pid}.json`, announce)) return; // the CLI is gone: run the app untouched
   const waitStart = hrNow();
   holdForCli();
   pausedUs = hrNow() - waitStart;
@@ -240,16 +243,12 @@ function start() {
   // 5. The ready moment.
   const until = process.env.COLDSTART_UNTIL || 'listen';
   if (until === 'listen') {
-    const net = require('net');
-    const origEmit = net.Server.prototype.emit;
-    net.Server.prototype.emit = function coldstartEmit(event) {
-      if (event === 'listening' && !state.finished) {
-        let address = null;
-        try { address = this.address(); } catch { /* closed already */ }
-        finish('listen', { address });
-      }
-      return origEmit.apply(this, arguments);
-    };
+    onListening((server) => {
+      if (state.finished) return;
+      let address = null;
+      try { address = server.address(); } catch { /* closed already */ }
+      finish('listen', { address });
+    });
   }
   if (until === 'exit') {
     process.on('exit', (code) => finish('exit', { exitCode: code }));

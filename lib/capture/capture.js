@@ -147,13 +147,9 @@ async function capture(options, events = new EventEmitter()) {
     watcher.close();
     if (options.signal) options.signal.removeEventListener('abort', onAbort);
     if (options.force) options.force.removeEventListener('abort', onForce);
-    if (!options.keepRunning || !result) {
-      for (const s of sessions.values()) await s.resume();
-      for (const s of sessions.values()) await s.close();
-      await proc.kill([...pids]);
-    } else {
-      for (const s of sessions.values()) { await s.resume(); await s.close(); }
-    }
+    // Held processes are let go first, so the app's own SIGTERM handlers can run.
+    for (const s of sessions.values()) { await s.resume(); await s.close(); }
+    if (!options.keepRunning || !result) await proc.kill([...pids]);
     fs.rmSync(channel, { recursive: true, force: true });
   }
   return result;

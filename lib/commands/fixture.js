@@ -3,14 +3,10 @@
 const path = require('node:path');
 const { parseCount } = require('../options.js');
 const { UsageError } = require('../errors.js');
+const { formatBytes } = require('../format-bytes.js');
 
 const DEFAULT_OUT = './coldstart-fixture';
 
-function formatBytes(bytes) {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} kB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
 
 // Show the directory the way the user would type it: relative when under cwd.
 function displayPath(dir, cwd) {

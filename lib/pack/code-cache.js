@@ -107,4 +107,4 @@ function runWithCodeCache(mod, filename, source, cachedData) {
   return !script.cachedDataRejected;
 }
 
-module.exports = { buildCodeCache, runWithCodeCache, cacheable, CACHE_PATH };
+module.exports = { buildCodeCache, runWithCodeCache, cacheable, stripBOM, CACHE_PATH };

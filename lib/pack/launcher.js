@@ -115,6 +115,7 @@ function loadArchive(options, cwd, started) {
   }
   if (!options.quiet) {
     const ms = Math.round(performance.now() - started);
+    const { formatBytes } = require('../format-bytes.js');
     writeLine(2, `coldstart: extracted ${result.files} files, ${formatBytes(result.bytes)} in ${ms} ms`);
   }
   if (result.refused.length) {
@@ -221,12 +222,6 @@ function parseAppCommand(command, warnings) {
   return app;
 }
 
-function formatBytes(bytes) {
-  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
-  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
-  return `${bytes} B`;
-}
-
 function warn(message) {
   writeLine(2, `coldstart: warning: ${message}`);
 }
@@ -240,4 +235,4 @@ function writeLine(fd, line) {
   }
 }
 
-module.exports = { main, parseStartArgs, formatBytes };
+module.exports = { main, parseStartArgs };

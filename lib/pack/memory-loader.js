@@ -8,7 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const Module = require('node:module');
-const { runWithCodeCache, cacheable } = require('./code-cache.js');
+const { runWithCodeCache, cacheable, stripBOM } = require('./code-cache.js');
 
 /**
  * @param {object} options
@@ -146,8 +146,5 @@ function plainRead(options) {
   return typeof options === 'object' && (options.flag === undefined || options.flag === 'r');
 }
 
-function stripBOM(text) {
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
 
 module.exports = { installMemoryLoader };

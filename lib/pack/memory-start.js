@@ -51,7 +51,7 @@ function loadIntoMemory(buffer, { root, archive, verify, quiet, started, warn, w
   const { installMemoryLoader } = require('./memory-loader.js');
   const { stats } = installMemoryLoader({ root, files, index, codeCache, verify, warn });
   if (!quiet) {
-    const { formatBytes } = require('./launcher.js');
+    const { formatBytes } = require('../format-bytes.js');
     const ms = Math.round(performance.now() - started);
     const resolutions = index ? index.resolutions.length + (index.esmResolutions || []).length : 0;
     const cached = codeCache && index.codeCache ? `, code cache for ${Object.keys(index.codeCache.entries).length} modules` : '';

@@ -1,13 +1,10 @@
 'use strict';
 // The terminal summary of a profile. Reads only the report; returns a string.
 const { headline } = require('../analyze/startup-report.js');
+const { formatBytes } = require('../format-bytes.js');
 
 const ms = (n) => (n == null ? '-' : n >= 100 ? `${Math.round(n)} ms` : `${n.toFixed(1)} ms`);
-function size(bytes) {
-  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
-  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
-  return `${bytes} B`;
-}
+const size = formatBytes;
 
 function palette(color) {
   const wrap = (a, b) => (s) => (color ? `\u001b[${a}m${s}\u001b[${b}m` : String(s));
