@@ -12,6 +12,7 @@ const { Header, Pax } = require('tar');
 const { writeArchive } = require('../lib/pack/archive.js');
 const { readTarEntries } = require('../lib/pack/tar-reader.js');
 const { extractArchive } = require('../lib/pack/extract.js');
+const { readLeadEntry, archiveFiles } = require('../lib/pack/archive-layout.js');
 
 const LONG_DIR = `node_modules/${'long-package-name-'.repeat(4)}x/lib/${'deeper-'.repeat(8)}y`;
 const LONG_FILE = `${LONG_DIR}/${'file-'.repeat(25)}z.js`; // > 100 bytes even as a basename
@@ -141,6 +142,48 @@ test('an archive reads back the same through tar-reader and through GNU tar xf',
     assert.strictEqual(fs.readlinkSync(path.join(dir, 'bin/a-link.js')), '../lib/a.js');
     assert.strictEqual(fs.statSync(path.join(dir, 'bin/run.sh')).mode & 0o111, 0o111);
   }
+});
+
+test('a lead entry comes first and lays out every later file; the reader slices them without a walk', (t) => {
+  const base = tempDir(t, 'layout');
+  const app = makeApp(base);
+  const archive = path.join(base, 'laid-out.tar');
+  const lead = { path: '.meta/index.json', data: (layout) => Buffer.from(JSON.stringify({ layout })) };
+  writeArchive({ root: app.root, files: app.files, out: archive, extraEntries: [{ path: '.meta/blob.bin', data: Buffer.from('blob') }], leadEntry: lead });
+
+  const listing = execFileSync('tar', ['-tf', archive], { encoding: 'utf8' }).trim().split('\n');
+  assert.deepStrictEqual(listing.slice(0, 2), ['.meta/', '.meta/index.json']);
+  const buffer = fs.readFileSync(archive);
+  const found = readLeadEntry(buffer);
+  assert.strictEqual(found.path, '.meta/index.json');
+  const { layout } = JSON.parse(found.data.toString('utf8'));
+  const files = archiveFiles(buffer, found.end, layout, new Set(['.meta/blob.bin']));
+  assert.ok(files, 'the layout fits the archive');
+  // Every file the walk finds after the lead, byte for byte, long and non-ASCII names included.
+  let walked = 0;
+  for (const entry of readTarEntries(buffer)) {
+    if (entry.type !== 'file' || entry.path.startsWith('.meta/')) continue;
+    walked += 1;
+    assert.ok(files.has(entry.path), entry.path);
+    assert.ok(files.get(entry.path).equals(entry.data), entry.path);
+  }
+  assert.strictEqual(walked, files.count);
+  assert.ok(files.has(LONG_FILE) && files.has('config/ünïcode.json'));
+  assert.strictEqual(files.has('.meta/blob.bin'), false, 'generated entries are not app files');
+  assert.strictEqual(files.generated('.meta/blob.bin').toString(), 'blob');
+  assert.strictEqual(files.has('lib/missing.js'), false);
+  assert.strictEqual(files.mismatched, 0);
+
+  // A layout that does not match the bytes serves nothing rather than the wrong bytes.
+  const shifted = { ...layout, files: { ...layout.files, 'server.js': [layout.files['server.js'][0] + 512, layout.files['server.js'][1]] } };
+  const wrong = archiveFiles(buffer, found.end, shifted);
+  assert.strictEqual(wrong.get('server.js'), undefined);
+  assert.strictEqual(wrong.mismatched, 1);
+  assert.strictEqual(archiveFiles(buffer.subarray(0, buffer.length - 512), found.end, layout), null, 'a truncated archive');
+  // Packing the same files again gives the same bytes.
+  const again = path.join(base, 'again.tar');
+  writeArchive({ root: app.root, files: [...app.files].reverse(), out: again, extraEntries: [{ path: '.meta/blob.bin', data: Buffer.from('blob') }], leadEntry: lead });
+  assert.ok(fs.readFileSync(again).equals(buffer));
 });
 
 test('packing refuses paths that escape the root and leaves no temp file', (t) => {

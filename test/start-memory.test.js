@@ -118,6 +118,46 @@ test('--mode memory: an archive from another Node version is ignored with a warn
   } finally { rm(dir); }
 });
 
+test('--mode memory with --code-cache: a hook that replaces a module\'s _compile still sees its source', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    fs.writeFileSync(path.join(dir, 'greet.js'), "module.exports = 'plain';\n");
+    fs.writeFileSync(path.join(dir, 'hook.js'), `const Module = require('module');
+const previous = Module._extensions['.js'];
+Module._extensions['.js'] = function (mod, filename) {
+  if (filename.endsWith('greet.js')) {
+    const compile = mod._compile;
+    mod._compile = function (source, file) { return compile.call(this, source.replace('plain', 'hooked'), file); };
+  }
+  return previous(mod, filename);
+};
+`);
+    fs.writeFileSync(path.join(dir, 'app.js'), "console.log('greeting ' + require('./greet.js'));\nrequire('http').createServer().listen(0, () => console.log('hooked-app listening'));\n");
+    const tar = path.join(dir, '.s.tar');
+    const r = await runCli(['pack', '-q', '--code-cache', '--out', tar, '--', 'node', '-r', './hook.js', 'app.js'], { cwd: dir });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const out = await startUntilListen(dir, ['--archive', tar, '--', 'node', '-r', './hook.js', 'app.js'], /hooked-app listening/);
+    assert.match(out, /greeting hooked/);
+    assert.match(out, /code cache for \d+ modules/);
+  } finally { rm(dir); }
+});
+
+test('--mode memory: the archive re-made by GNU tar (no layout) is walked and still served', async () => {
+  const { dir, tar } = await packed('express-app', 'server.js');
+  try {
+    const extracted = path.join(dir, 'x');
+    fs.mkdirSync(extracted);
+    spawnSync('tar', ['-xf', tar, '-C', extracted]);
+    const remade = path.join(dir, 'remade.tar');
+    spawnSync('tar', ['-cf', remade, '-C', extracted, '.']);
+    const out = await startUntilListen(dir, ['--archive', remade, '--mode', 'memory', '--', 'node', 'server.js'], /express-app listening on \d+/);
+    const original = await startUntilListen(dir, ['--archive', tar, '--mode', 'memory', '--', 'node', 'server.js'], /express-app listening on \d+/);
+    const served = (text) => /coldstart: serving (\d+ files, [^(]+)\((\d+) resolutions/.exec(text).slice(1).join(' ');
+    assert.strictEqual(served(out), served(original));
+    assert.doesNotMatch(out, /warning/);
+  } finally { rm(dir); }
+});
+
 test('--mode memory: an ESM app starts (in-thread ESM hooks where Node has them, else Node\'s loader)', async () => {
   const { dir, tar } = await packed('esm-app', 'index.js');
   try {

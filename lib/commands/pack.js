@@ -22,6 +22,7 @@ module.exports = {
     let outsideRoot = [];
     let readyAt = null;
     let extraEntries = [];
+    let leadEntry = null;
 
     if (argv.manifest) {
       if (argv.appCommand.length) throw new UsageError('give either --manifest or an app command, not both');
@@ -40,7 +41,7 @@ module.exports = {
       if (result.partial) throw new CommandError('interrupted: nothing packed', { exitCode: 130 });
       root = result.root;
       listed = result.files.map((f) => f.path);
-      extraEntries = startupIndexEntries(result, { codeCache: argv.codeCache });
+      ({ leadEntry, extraEntries } = startupIndexEntries(result, { codeCache: argv.codeCache }));
       outsideRoot = result.outsideRoot;
       readyAt = result.readyAt;
     }
@@ -55,7 +56,7 @@ module.exports = {
     const { writeArchive } = require('../pack/archive.js');
     let written;
     try {
-      written = writeArchive({ root, files, out, extraEntries });
+      written = writeArchive({ root, files, out, extraEntries, leadEntry });
     } catch (err) {
       if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'ENOTDIR' || err.code === 'EROFS') {
         throw new UsageError(`cannot write --out ${out}: ${err.code}`);
@@ -67,7 +68,7 @@ module.exports = {
       archive: out,
       root,
       files: files.length,
-      bytes: written.bytes - extraEntries.reduce((sum, e) => sum + e.data.length, 0),
+      bytes: written.bytes - written.generatedBytes,
       archiveBytes: written.archiveBytes,
       tree,
       readyAt,
@@ -84,7 +85,10 @@ module.exports = {
   },
 };
 
-/** The index `start --mode memory` reads (resolutions, module formats) and the code cache. */
+/**
+ * The index `start --mode memory` reads (resolutions, module formats, where each file lies in
+ * the archive), written first, and the code cache.
+ */
 function startupIndexEntries(result, { codeCache }) {
   const fs = require('fs');
   const { buildStartupIndex, INDEX_PATH } = require('../pack/startup-index.js');
@@ -109,16 +113,16 @@ function startupIndexEntries(result, { codeCache }) {
     return type;
   };
   const index = buildStartupIndex(result, scopeTypeOf, (f) => relativeInside(result.root, f));
-  const entries = [];
+  const extraEntries = [];
   if (codeCache) {
     const { buildCodeCache, CACHE_PATH } = require('../pack/code-cache.js');
     const commonjs = Object.keys(index.formats).filter((rel) => index.formats[rel] === 'commonjs');
     const cache = buildCodeCache(result.root, commonjs);
     index.codeCache = cache.index;
-    entries.push({ path: CACHE_PATH, data: cache.blob });
+    extraEntries.push({ path: CACHE_PATH, data: cache.blob });
   }
-  entries.unshift({ path: INDEX_PATH, data: Buffer.from(JSON.stringify(index)) });
-  return entries;
+  const leadEntry = { path: INDEX_PATH, data: (layout) => Buffer.from(JSON.stringify({ ...index, layout })) };
+  return { leadEntry, extraEntries };
 }
 
 function renderPackSummary(s) {

@@ -10,6 +10,16 @@ const { CommandError } = require('../errors.js');
 const ARCHIVE_MTIME = new Date(0);
 const BLOCK = 512;
 const FLUSH_BYTES = 4 * 1024 * 1024;
+const END_MARKER = Buffer.alloc(2 * BLOCK);
+
+/**
+ * Where each file's contents lie in the archive, as written in the lead entry. Offsets count
+ * from the first byte after the lead entry (its header, data and padding), so the lead's own
+ * size never moves them; tailBytes is the archive's length from there to its end. count and
+ * bytes cover the app's files (not the generated entries).
+ * @typedef {{files: Object<string, [number, number]>, count: number, bytes: number,
+ *   tailBytes: number}} ArchiveLayout
+ */
 
 /**
  * Writes a deterministic tar of `files` (and their parent directories) to `out`, atomically.
@@ -23,25 +33,30 @@ const FLUSH_BYTES = 4 * 1024 * 1024;
  * @param {string} options.out archive path to write
  * @param {{path: string, data: Buffer}[]} [options.extraEntries] generated files appended after
  *   the app's files, sorted by path
- * @returns {{files: number, bytes: number, archiveBytes: number}} files = file and symlink
- *   entries written (extra entries included), bytes = the sum of their contents
+ * @param {{path: string, data: (layout: ArchiveLayout) => Buffer}} [options.leadEntry] a generated
+ *   file written first (after its parent directories), made from the layout of every file
+ *   entry that follows it: a reader that finds it needs no walk through the rest
+ * @returns {{files: number, bytes: number, generatedBytes: number, archiveBytes: number}} files =
+ *   file and symlink entries written (extra and lead entries included), bytes = the sum of their
+ *   contents, generatedBytes = the part of it in extra and lead entries
  */
-function writeArchive({ root, files, out, extraEntries = [] }) {
-  const ordered = planEntries(path.resolve(root), files, extraEntries);
+function writeArchive({ root, files, out, extraEntries = [], leadEntry = null }) {
+  const ordered = encodeEntries(planEntries(path.resolve(root), files, extraEntries, leadEntry));
+  if (leadEntry) placeLead(ordered, leadEntry);
   const outPath = path.resolve(out);
   fs.mkdirSync(path.dirname(outPath), { recursive: true });
   const tmpPath = path.join(path.dirname(outPath), `.${path.basename(outPath)}.${process.pid}.tmp`);
   const fd = fs.openSync(tmpPath, 'w');
-  const summary = { files: 0, bytes: 0, archiveBytes: 0 };
+  const summary = { files: 0, bytes: 0, generatedBytes: 0, archiveBytes: 0 };
   try {
     const sink = blockSink(fd);
     for (const entry of ordered) {
-      const data = entry.kind === 'file' ? entry.data || fs.readFileSync(entry.source) : null;
-      writeEntry(sink, entry, data);
+      for (const block of entry.blocks) sink.write(block);
       if (entry.kind !== 'dir') summary.files += 1;
-      if (data) summary.bytes += data.length;
+      if (entry.data) summary.bytes += entry.data.length;
+      if (entry.data && entry.generated) summary.generatedBytes += entry.data.length;
     }
-    sink.write(Buffer.alloc(2 * BLOCK)); // end-of-archive marker
+    sink.write(END_MARKER);
     summary.archiveBytes = sink.close();
     fs.closeSync(fd);
     fs.renameSync(tmpPath, outPath);
@@ -55,7 +70,7 @@ function writeArchive({ root, files, out, extraEntries = [] }) {
 
 // The entries in archive order: the app's files and every parent directory sorted together,
 // then the extra entries (with any parent directory not yet present).
-function planEntries(rootDir, files, extraEntries) {
+function planEntries(rootDir, files, extraEntries, leadEntry) {
   const tree = { rootDir, realRoot: fs.realpathSync(rootDir), realDirs: new Map(), lstats: new Map() };
   const entries = new Map();
   const work = files.map((file) => checkRelative(file, 'file'));
@@ -75,9 +90,10 @@ function planEntries(rootDir, files, extraEntries) {
   }
   const ordered = [...entries.values()].sort(byPath);
 
-  const extras = extraEntries
+  const generated = leadEntry ? [...extraEntries, { path: leadEntry.path, data: Buffer.alloc(0) }] : extraEntries;
+  const extras = generated
     .map((extra) => ({
-      rel: checkRelative(extra.path, 'extra entry'), kind: 'file', mode: 0o644, data: Buffer.from(extra.data),
+      rel: checkRelative(extra.path, 'extra entry'), kind: 'file', mode: 0o644, data: Buffer.from(extra.data), generated: true,
     }))
     .sort(byPath);
   for (const extra of extras) {
@@ -219,7 +235,15 @@ function fileMode(mode) {
 
 const TYPES = { file: 'File', dir: 'Directory', symlink: 'SymbolicLink' };
 
-function writeEntry(sink, entry, data) {
+// Reads each file once and turns every entry into the blocks it is written as.
+function encodeEntries(ordered) {
+  return ordered.map((entry) => {
+    const data = entry.kind === 'file' ? entry.data || fs.readFileSync(entry.source) : null;
+    return { ...entry, data, ...encodeEntry(entry, data) };
+  });
+}
+
+function encodeEntry(entry, data) {
   const tarPath = entry.kind === 'dir' ? `${entry.rel}/` : entry.rel;
   const header = new Header({
     path: tarPath,
@@ -233,16 +257,49 @@ function writeEntry(sink, entry, data) {
     uname: '',
     gname: '',
   });
+  const blocks = [];
   if (header.encode()) {
     // Names that do not fit ustar travel in a pax header carrying only path and linkpath.
-    sink.write(new Pax({ path: tarPath, linkpath: entry.linkpath }).encode());
+    blocks.push(new Pax({ path: tarPath, linkpath: entry.linkpath }).encode());
   }
-  sink.write(header.block);
+  blocks.push(header.block);
+  const headBytes = blocks.reduce((sum, b) => sum + b.length, 0);
   if (data && data.length) {
-    sink.write(data);
+    blocks.push(data);
     const pad = (BLOCK - (data.length % BLOCK)) % BLOCK;
-    if (pad) sink.write(Buffer.alloc(pad));
+    if (pad) blocks.push(Buffer.alloc(pad));
   }
+  return { blocks, headBytes, totalBytes: headBytes + (data ? paddedLength(data.length) : 0) };
+}
+
+// Moves the lead entry (and its parent directories) to the front, then fills it in from the
+// layout of everything after it.
+function placeLead(ordered, leadEntry) {
+  const leadRel = checkRelative(leadEntry.path, 'lead entry');
+  const front = new Set([...parentsOf(leadRel), leadRel]);
+  const head = ordered.filter((entry) => front.has(entry.rel));
+  const rest = ordered.filter((entry) => !front.has(entry.rel));
+  const layout = { files: {}, count: 0, bytes: 0, tailBytes: 0 };
+  let offset = 0;
+  for (const entry of rest) {
+    if (entry.kind === 'file') {
+      layout.files[entry.rel] = [offset + entry.headBytes, entry.data.length];
+      if (!entry.generated) {
+        layout.count += 1;
+        layout.bytes += entry.data.length;
+      }
+    }
+    offset += entry.totalBytes;
+  }
+  layout.tailBytes = offset + END_MARKER.length;
+  const lead = head[head.length - 1];
+  lead.data = Buffer.from(leadEntry.data(layout));
+  Object.assign(lead, encodeEntry(lead, lead.data));
+  ordered.splice(0, ordered.length, ...head, ...rest);
+}
+
+function paddedLength(length) {
+  return Math.ceil(length / BLOCK) * BLOCK;
 }
 
 // Batches small header and padding buffers into few write calls.

@@ -13,7 +13,8 @@ const { runWithCodeCache, cacheable, stripBOM } = require('./code-cache.js');
 /**
  * @param {object} options
  * @param {string} options.root directory the archive paths are relative to
- * @param {Map<string, Buffer>} options.files root-relative path -> contents
+ * @param {{has(rel: string): boolean, get(rel: string): Buffer|undefined}} options.files the
+ *   archive's files by root-relative path
  * @param {object|null} options.index the archive's startup index (resolutions, formats, codeCache)
  * @param {Buffer|null} [options.codeCache] the V8 code cache blob the index points into
  * @param {'size'|'none'} options.verify check each file's size on disk before serving it
@@ -22,41 +23,44 @@ const { runWithCodeCache, cacheable, stripBOM } = require('./code-cache.js');
  */
 function installMemoryLoader({ root, files, index, codeCache = null, verify, warn }) {
   const stats = { resolved: 0, served: 0, fellBack: 0, cacheHits: 0, cacheRejected: 0, esmModules: 0 };
-  const byPath = new Map();
-  for (const [rel, data] of files) byPath.set(path.join(root, rel), data);
-  const formats = new Map();
+  // Everything is keyed by root-relative path: nothing is joined or normalised up front.
+  const rootDir = path.resolve(root);
+  const prefix = rootDir.endsWith(path.sep) ? rootDir : rootDir + path.sep;
+  const relOf = path.sep === '/'
+    ? (abs) => (abs.startsWith(prefix) ? abs.slice(prefix.length) : undefined)
+    : (abs) => (abs.startsWith(prefix) ? abs.slice(prefix.length).split(path.sep).join('/') : undefined);
+  const dirRelOf = (dir) => (dir === rootDir ? '.' : relOf(dir));
+  const formats = (index && index.formats) || {};
+  const formatOf = (rel) => (rel !== undefined && Object.hasOwn(formats, rel) ? formats[rel] : undefined);
+  const cacheEntries = (index && codeCache && index.codeCache && index.codeCache.entries) || {};
+  const cacheOf = (rel) => {
+    if (!Object.hasOwn(cacheEntries, rel)) return undefined;
+    const [offset, length] = cacheEntries[rel];
+    return codeCache.subarray(offset, offset + length);
+  };
   const resolutions = new Map();
-  const caches = new Map();
-  if (index && codeCache && index.codeCache) {
-    for (const [rel, [offset, length]] of Object.entries(index.codeCache.entries)) {
-      caches.set(path.join(root, rel), codeCache.subarray(offset, offset + length));
-    }
-  }
-  if (index) {
-    for (const [rel, format] of Object.entries(index.formats || {})) formats.set(path.join(root, rel), format);
-    for (const [from, request, to] of index.resolutions || []) {
-      resolutions.set(`${path.join(root, from)}\0${request}`, path.join(root, to));
-    }
+  for (const [from, request, to] of (index && index.resolutions) || []) {
+    if (!escapes(to)) resolutions.set(`${from}\0${request}`, to);
   }
 
   // A packed file that no longer matches the disk is served from disk, with one warning.
   const checked = new Map();
   let warnedStale = false;
-  function usable(file) {
-    const data = byPath.get(file);
+  function usable(file, rel) {
+    const data = files.get(rel);
     if (data === undefined) return false;
     if (verify === 'none') return true;
-    let ok = checked.get(file);
+    let ok = checked.get(rel);
     if (ok === undefined) {
       let st = null;
       try { st = fs.statSync(file, { throwIfNoEntry: false }); } catch { /* unreadable */ }
       ok = Boolean(st && st.isFile() && st.size === data.length);
-      checked.set(file, ok);
+      checked.set(rel, ok);
       if (!ok) {
         stats.fellBack++;
         if (!warnedStale) {
           warnedStale = true;
-          warn(`${path.relative(root, file)} differs from the archive (re-run coldstart pack); such files are read from disk`);
+          warn(`${rel} differs from the archive (re-run coldstart pack); such files are read from disk`);
         }
       }
     }
@@ -68,23 +72,30 @@ function installMemoryLoader({ root, files, index, codeCache = null, verify, war
     // Node 22 passes { conditions } on every require; only `paths` makes a lookup special.
     if (parent && !(options && options.paths) && typeof request === 'string') {
       const from = parent.path || (parent.filename && path.dirname(parent.filename));
-      const hit = from && resolutions.get(`${from}\0${request}`);
-      if (hit && usable(hit)) {
-        stats.resolved++;
-        return hit;
+      const fromRel = from && dirRelOf(from);
+      const to = fromRel !== undefined && resolutions.get(`${fromRel}\0${request}`);
+      if (to) {
+        const hit = prefix + (path.sep === '/' ? to : to.split('/').join(path.sep));
+        if (usable(hit, to)) {
+          stats.resolved++;
+          return hit;
+        }
       }
     }
     return origResolve.apply(this, arguments);
   };
 
   const origJs = Module._extensions['.js'];
+  const originalCompile = Module.prototype._compile;
   Module._extensions['.js'] = function memoryJs(module, filename) {
-    if (formats.get(filename) === 'commonjs' && usable(filename)) {
+    const rel = relOf(filename);
+    if (formatOf(rel) === 'commonjs' && usable(filename, rel)) {
       stats.served++;
-      const source = stripBOM(byPath.get(filename).toString('utf8'));
-      const cached = caches.get(filename);
-      // Source maps are registered by Node's own compile step: leave those apps to it.
-      if (cached && !process.sourceMapsEnabled && cacheable(source)) {
+      const source = stripBOM(files.get(rel).toString('utf8'));
+      const cached = cacheOf(rel);
+      // Source maps are registered by Node's own compile step, and a hook that replaced
+      // _compile (pirates, ts-node) must see the source: leave those to module._compile.
+      if (cached && !process.sourceMapsEnabled && module._compile === originalCompile && cacheable(source)) {
         if (runWithCodeCache(module, filename, source, cached)) stats.cacheHits++;
         else stats.cacheRejected++;
         return;
@@ -96,10 +107,11 @@ function installMemoryLoader({ root, files, index, codeCache = null, verify, war
 
   const origJson = Module._extensions['.json'];
   Module._extensions['.json'] = function memoryJson(module, filename) {
-    if (!usable(filename)) return origJson.apply(this, arguments);
+    const rel = relOf(filename);
+    if (rel === undefined || !usable(filename, rel)) return origJson.apply(this, arguments);
     stats.served++;
     try {
-      module.exports = JSON.parse(stripBOM(byPath.get(filename).toString('utf8')));
+      module.exports = JSON.parse(stripBOM(files.get(rel).toString('utf8')));
     } catch (err) {
       err.message = `${filename}: ${err.message}`; // as Node words it
       throw err;
@@ -110,10 +122,11 @@ function installMemoryLoader({ root, files, index, codeCache = null, verify, war
   const origReadFileSync = fs.readFileSync;
   fs.readFileSync = function readFileSync(file, options) {
     if (typeof file === 'string' && plainRead(options)) {
-      const abs = path.isAbsolute(file) ? file : path.resolve(file);
-      if (byPath.has(abs) && usable(abs)) {
+      const abs = path.resolve(file);
+      const rel = relOf(abs);
+      if (rel !== undefined && files.has(rel) && usable(abs, rel)) {
         stats.served++;
-        const data = byPath.get(abs);
+        const data = files.get(rel);
         const encoding = typeof options === 'string' ? options : options && options.encoding;
         return encoding ? data.toString(encoding) : Buffer.from(data);
       }
@@ -121,21 +134,28 @@ function installMemoryLoader({ root, files, index, codeCache = null, verify, war
     return origReadFileSync.apply(this, arguments);
   };
 
-  registerEsmHooks({ root, index, byPath, usable, stats });
+  registerEsmHooks({ prefix, index, files, usable, stats });
   return { stats };
 }
 
+// Recorded targets are root-relative and normalised; anything else is not followed.
+function escapes(rel) {
+  return typeof rel !== 'string' || rel.startsWith('/') || rel.split('/').includes('..');
+}
+
 /** ES modules through in-thread loader hooks, where this Node has them (see memory-esm-hooks.js). */
-function registerEsmHooks({ root, index, byPath, usable, stats }) {
+function registerEsmHooks({ prefix, index, files, usable, stats }) {
   if (!index || typeof Module.registerHooks !== 'function') return;
+  const abs = (rel) => path.join(prefix, rel);
   const sources = [];
   for (const [rel, format] of Object.entries(index.formats || {})) {
-    if (format !== 'module') continue;
-    const file = path.join(root, rel);
-    if (usable(file)) sources.push([file, byPath.get(file).toString('utf8')]);
+    if (format !== 'module' || escapes(rel)) continue;
+    const file = abs(rel);
+    if (usable(file, rel)) sources.push([file, files.get(rel).toString('utf8')]);
   }
   if (!sources.length) return;
-  const resolutions = (index.esmResolutions || []).map(([from, specifier, to]) => [path.join(root, from), specifier, path.join(root, to)]);
+  const resolutions = (index.esmResolutions || []).filter(([, , to]) => !escapes(to))
+    .map(([from, specifier, to]) => [abs(from), specifier, abs(to)]);
   const { memoryEsmHooks } = require('./memory-esm-hooks.js');
   Module.registerHooks(memoryEsmHooks(resolutions, sources));
   stats.esmModules = sources.length;

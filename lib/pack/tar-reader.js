@@ -163,4 +163,4 @@ function parsePax(data, at) {
   return fields;
 }
 
-module.exports = { readTarEntries };
+module.exports = { readTarEntries, readSize };
