@@ -5,7 +5,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { execFileSync } = require('child_process');
-const { copyFixture, runCli, rm, runNodeUntil } = require('./helpers/app.js');
+const { copyFixture, runCli, rm, runNodeUntil, isAlive } = require('./helpers/app.js');
 
 async function packAndRunAlone(fixture, entry, pattern) {
   const dir = copyFixture(fixture);
@@ -97,5 +97,39 @@ test('pack bad input: app that crashes, missing manifest, both manifest and comm
     r = await runCli(['pack', '--manifest', 'nope.txt', '--out', tar, '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(r.code, 2);
     assert.deepStrictEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.tar') || f.includes('.tmp')), []);
+  } finally { rm(dir); }
+});
+
+test('pack --code-cache records the cache at the ready moment (functions startup ran included), and the run leaves no process behind', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    // A function body that only a run compiles: its bytecode is in a recorded cache only.
+    const body = Array.from({ length: 300 }, (_, i) => `  total += (${i} * n) % ${i + 7};`).join('\n');
+    fs.writeFileSync(path.join(dir, 'work.js'), `module.exports = function work(n) {\n  let total = 0;\n${body}\n  return total;\n};\n`);
+    fs.writeFileSync(path.join(dir, 'app.js'), `const fs = require('fs');
+const { spawn } = require('child_process');
+console.log('work ' + require('./work.js')(3));
+const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+fs.writeFileSync(process.env.PID_FILE, String(child.pid));
+require('http').createServer().listen(0, () => console.log('cache-app listening'));
+`);
+    const pidFile = path.join(dir, 'child.pid');
+    const pack = async (command) => {
+      const r = await runCli(['pack', '--json', '--code-cache', '--out', path.join(dir, 'out.tar'), '--', ...command], { cwd: dir, env: { PID_FILE: pidFile } });
+      assert.strictEqual(r.code, 0, r.stderr);
+      return { summary: JSON.parse(r.stdout), stderr: r.stderr };
+    };
+    const recorded = await pack(['node', 'app.js']);
+    assert.strictEqual(recorded.summary.codeCache.made, 'run');
+    const childPid = Number(fs.readFileSync(pidFile, 'utf8'));
+    assert.ok(!isAlive(childPid), 'a process of the recording run outlived pack');
+
+    // A command start cannot run in-process: one warning, then the modules are compiled unrun.
+    const compiled = await pack(['sh', '-c', 'exec node app.js']);
+    assert.strictEqual(compiled.summary.codeCache.made, 'compile');
+    assert.match(compiled.stderr, /coldstart: warning: could not record the code cache under coldstart start \(.*\); compiling the modules without running them/);
+    assert.strictEqual(compiled.summary.codeCache.modules, recorded.summary.codeCache.modules);
+    assert.ok(recorded.summary.codeCache.bytes > compiled.summary.codeCache.bytes + 2000,
+      `recorded ${recorded.summary.codeCache.bytes} B vs compiled ${compiled.summary.codeCache.bytes} B`);
   } finally { rm(dir); }
 });

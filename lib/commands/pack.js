@@ -21,8 +21,8 @@ module.exports = {
     let listed;
     let outsideRoot = [];
     let readyAt = null;
-    let extraEntries = [];
-    let leadEntry = null;
+    let index = null;
+    let appRun = null;
 
     if (argv.manifest) {
       if (argv.appCommand.length) throw new UsageError('give either --manifest or an app command, not both');
@@ -41,7 +41,8 @@ module.exports = {
       if (result.partial) throw new CommandError('interrupted: nothing packed', { exitCode: 130 });
       root = result.root;
       listed = result.files.map((f) => f.path);
-      ({ leadEntry, extraEntries } = startupIndexEntries(result, { codeCache: argv.codeCache }));
+      index = startupIndex(result);
+      appRun = { command: argv.appCommand, cwd: options.cwd, env: options.env, until: options.until, timeoutMs: options.timeoutMs };
       outsideRoot = result.outsideRoot;
       readyAt = result.readyAt;
     }
@@ -53,22 +54,27 @@ module.exports = {
     if (rel && !rel.startsWith('..') && !path.isAbsolute(rel) && files.includes(rel.split(path.sep).join('/'))) {
       throw new UsageError(`--out ${out} would overwrite a startup file`);
     }
-    const { writeArchive } = require('../pack/archive.js');
-    let written;
-    try {
-      written = writeArchive({ root, files, out, extraEntries, leadEntry });
-    } catch (err) {
-      if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'ENOTDIR' || err.code === 'EROFS') {
-        throw new UsageError(`cannot write --out ${out}: ${err.code}`);
+    const write = (target, codeCache) => {
+      const { writeArchive } = require('../pack/archive.js');
+      try {
+        return writeArchive({ root, files, out: target, ...archiveEntries(index, codeCache) });
+      } catch (err) {
+        if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'ENOTDIR' || err.code === 'EROFS') {
+          throw new UsageError(`cannot write --out ${out}: ${err.code}`);
+        }
+        throw err;
       }
-      throw err;
-    }
+    };
+    let codeCache = null;
+    if (argv.codeCache && index) codeCache = await makeCodeCache({ root, index, appRun, write, out, stderr: ctx.stderr });
+    const written = write(out, codeCache);
     const tree = treeSize(root);
     const summary = {
       archive: out,
       root,
       files: files.length,
       bytes: written.bytes - written.generatedBytes,
+      codeCache: codeCache && { modules: Object.keys(codeCache.index.entries).length, bytes: codeCache.blob.length, made: codeCache.made },
       archiveBytes: written.archiveBytes,
       tree,
       readyAt,
@@ -85,13 +91,10 @@ module.exports = {
   },
 };
 
-/**
- * The index `start --mode memory` reads (resolutions, module formats, where each file lies in
- * the archive), written first, and the code cache.
- */
-function startupIndexEntries(result, { codeCache }) {
+/** The index `start --mode memory` reads: resolutions and module formats. */
+function startupIndex(result) {
   const fs = require('fs');
-  const { buildStartupIndex, INDEX_PATH } = require('../pack/startup-index.js');
+  const { buildStartupIndex } = require('../pack/startup-index.js');
   const { relativeInside } = require('../capture/module-records.js');
   const scopeCache = new Map();
   const scopeTypeOf = (file) => {
@@ -112,23 +115,58 @@ function startupIndexEntries(result, { codeCache }) {
     for (const d of seen) scopeCache.set(d, type);
     return type;
   };
-  const index = buildStartupIndex(result, scopeTypeOf, (f) => relativeInside(result.root, f));
-  const extraEntries = [];
-  if (codeCache) {
-    const { buildCodeCache, CACHE_PATH } = require('../pack/code-cache.js');
-    const commonjs = Object.keys(index.formats).filter((rel) => index.formats[rel] === 'commonjs');
-    const cache = buildCodeCache(result.root, commonjs);
-    index.codeCache = cache.index;
-    extraEntries.push({ path: CACHE_PATH, data: cache.blob });
+  return buildStartupIndex(result, scopeTypeOf, (f) => relativeInside(result.root, f));
+}
+
+/**
+ * The generated entries: the index first, with where every file lies in the archive (so
+ * start reads nothing else up front), and the code cache when there is one.
+ */
+function archiveEntries(index, codeCache) {
+  if (!index) return {};
+  const { INDEX_PATH } = require('../pack/startup-index.js');
+  const { CACHE_PATH } = require('../pack/code-cache.js');
+  const full = codeCache ? { ...index, codeCache: codeCache.index } : index;
+  return {
+    leadEntry: { path: INDEX_PATH, data: (layout) => Buffer.from(JSON.stringify({ ...full, layout })) },
+    extraEntries: codeCache ? [{ path: CACHE_PATH, data: codeCache.blob }] : [],
+  };
+}
+
+/**
+ * V8 code cache for the CommonJS startup modules. Recorded from a run of the app under
+ * `coldstart start` up to its ready moment, so it holds the functions startup ran; when that
+ * run cannot be made (the command is not `node <script>`, the app fails under start), the
+ * modules are compiled without running them, which caches their top-level code only.
+ */
+async function makeCodeCache({ root, index, appRun, write, out, stderr }) {
+  const fs = require('fs');
+  const uncached = path.join(path.dirname(out), `.${path.basename(out)}.${process.pid}.uncached.tmp`);
+  try {
+    write(uncached, null);
+    const { recordCodeCacheRun } = require('../pack/code-cache-run.js');
+    const recorded = await recordCodeCacheRun({ archive: uncached, ...appRun });
+    if (Object.keys(recorded.index.entries).length) return { ...recorded, made: 'run' };
+    stderr.write('coldstart: warning: the run under coldstart start compiled no module from the archive (is the working directory the app root?); code cache compiled without running the app\n');
+  } catch (err) {
+    if (err.exitCode !== undefined) throw err;
+    stderr.write(`coldstart: warning: could not record the code cache under coldstart start (${err.message}); compiling the modules without running them\n`);
+  } finally {
+    fs.rmSync(uncached, { force: true });
   }
-  const leadEntry = { path: INDEX_PATH, data: (layout) => Buffer.from(JSON.stringify({ ...index, layout })) };
-  return { leadEntry, extraEntries };
+  const { buildCodeCache } = require('../pack/code-cache.js');
+  const commonjs = Object.keys(index.formats).filter((rel) => index.formats[rel] === 'commonjs');
+  return { ...buildCodeCache(root, commonjs), made: 'compile' };
 }
 
 function renderPackSummary(s) {
   const { size } = require('../report/terminal.js');
   const pct = s.tree.bytes ? ` (${((100 * s.bytes) / s.tree.bytes).toFixed(1)}% of ${s.tree.files} files, ${size(s.tree.bytes)} under the root)` : '';
   const lines = [`coldstart: packed ${s.files} files, ${size(s.bytes)}${pct} into ${s.archive} (${size(s.archiveBytes)}) in ${Math.round(s.ms)} ms`];
+  if (s.codeCache) {
+    const how = s.codeCache.made === 'run' ? 'recorded at the ready moment' : 'compiled without running';
+    lines.push(`  code cache: ${s.codeCache.modules} modules, ${size(s.codeCache.bytes)}, ${how}`);
+  }
   if (s.outsideRoot.length) {
     lines.push(`  not packed, outside the root ${s.root}:`);
     for (const f of s.outsideRoot.slice(0, 10)) lines.push(`    ${f}`);

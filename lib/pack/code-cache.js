@@ -97,14 +97,12 @@ function makeRequire(mod) {
 }
 
 /**
- * Runs a CommonJS module from its source with a code cache. Returns whether V8 took the cache.
- * @param {Module} mod @param {string} filename @param {string} source @param {Buffer} cachedData
+ * Runs a CommonJS module compiled by compile(), as Module.prototype._compile would.
+ * @param {Module} mod @param {string} filename @param {vm.Script} script
  */
-function runWithCodeCache(mod, filename, source, cachedData) {
-  const script = compile(source, filename, cachedData);
+function runCompiled(mod, filename, script) {
   const fn = script.runInThisContext({ displayErrors: true });
   Reflect.apply(fn, mod.exports, [mod.exports, makeRequire(mod), mod, filename, path.dirname(filename)]);
-  return !script.cachedDataRejected;
 }
 
-module.exports = { buildCodeCache, runWithCodeCache, cacheable, stripBOM, CACHE_PATH };
+module.exports = { buildCodeCache, compile, runCompiled, cacheable, stripBOM, CACHE_PATH };

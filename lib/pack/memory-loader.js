@@ -8,7 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const Module = require('node:module');
-const { runWithCodeCache, cacheable, stripBOM } = require('./code-cache.js');
+const { compile, runCompiled, cacheable, stripBOM } = require('./code-cache.js');
 
 /**
  * @param {object} options
@@ -18,10 +18,12 @@ const { runWithCodeCache, cacheable, stripBOM } = require('./code-cache.js');
  * @param {object|null} options.index the archive's startup index (resolutions, formats, codeCache)
  * @param {Buffer|null} [options.codeCache] the V8 code cache blob the index points into
  * @param {'size'|'none'} options.verify check each file's size on disk before serving it
+ * @param {{add(rel: string, script: import('node:vm').Script): void}|null} [options.recorder]
+ *   collects every compiled module, to make a code cache after the app ran (pack --code-cache)
  * @param {(message: string) => void} options.warn
  * @returns {{ stats: { resolved: number, served: number, fellBack: number } }}
  */
-function installMemoryLoader({ root, files, index, codeCache = null, verify, warn }) {
+function installMemoryLoader({ root, files, index, codeCache = null, recorder = null, verify, warn }) {
   const stats = { resolved: 0, served: 0, fellBack: 0, cacheHits: 0, cacheRejected: 0, esmModules: 0 };
   // Everything is keyed by root-relative path: nothing is joined or normalised up front.
   const rootDir = path.resolve(root);
@@ -95,10 +97,12 @@ function installMemoryLoader({ root, files, index, codeCache = null, verify, war
       const cached = cacheOf(rel);
       // Source maps are registered by Node's own compile step, and a hook that replaced
       // _compile (pirates, ts-node) must see the source: leave those to module._compile.
-      if (cached && !process.sourceMapsEnabled && module._compile === originalCompile && cacheable(source)) {
-        if (runWithCodeCache(module, filename, source, cached)) stats.cacheHits++;
-        else stats.cacheRejected++;
-        return;
+      if ((cached || recorder) && !process.sourceMapsEnabled && module._compile === originalCompile && cacheable(source)) {
+        const script = compile(source, filename, cached);
+        if (recorder) recorder.add(rel, script);
+        else if (script.cachedDataRejected) stats.cacheRejected++;
+        else stats.cacheHits++;
+        return runCompiled(module, filename, script);
       }
       return module._compile(source, filename, 'commonjs'); // known format: no package.json lookups
     }

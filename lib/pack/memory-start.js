@@ -32,7 +32,8 @@ function loadIntoMemory(buffer, { root, archive, verify, quiet, started, warn, w
     warn(`refused ${refused.length} unsafe archive entries: ${shown}${refused.length > 5 ? `, and ${refused.length - 5} more` : ''}`);
   }
   const { installMemoryLoader } = require('./memory-loader.js');
-  const { stats } = installMemoryLoader({ root, files, index, codeCache, verify, warn });
+  const recorder = process.env.COLDSTART_RECORD_CODE_CACHE ? startRecording() : null;
+  const { stats } = installMemoryLoader({ root, files, index, codeCache, recorder, verify, warn });
   if (!quiet) {
     const { formatBytes } = require('../format-bytes.js');
     const ms = Math.round(performance.now() - started);
@@ -45,6 +46,16 @@ function loadIntoMemory(buffer, { root, archive, verify, quiet, started, warn, w
     process.on('exit', () => writeLine(2, `coldstart: code cache used for ${stats.cacheHits} modules, rejected for ${stats.cacheRejected}; ${files.mismatched || 0} layout mismatches`));
   }
   return true;
+}
+
+// pack --code-cache runs the app once this way to have V8 serialise what it compiled.
+function startRecording() {
+  const { recordCodeCache, RECORD_ENV, UNTIL_ENV } = require('./code-cache-recorder.js');
+  const out = process.env[RECORD_ENV];
+  const until = process.env[UNTIL_ENV] || 'listen';
+  delete process.env[RECORD_ENV]; // not for the app's own child processes
+  delete process.env[UNTIL_ENV];
+  return recordCodeCache(out, until);
 }
 
 // An archive from `coldstart pack`: its first file is the index, with the layout of the rest.

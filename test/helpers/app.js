@@ -93,8 +93,15 @@ function runNodeUntil(cwd, args, pattern, ms = 15000) {
   });
 }
 
+// A killed process whose parent is gone stays a zombie until init reaps it: not alive.
 function isAlive(pid) {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try { process.kill(pid, 0); } catch { return false; }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return true; // no /proc: the signal answer is all there is
+  }
 }
 
 function rm(dir) {
