@@ -33,9 +33,9 @@ const USAGE = `usage: node bench/docker-startup.js [--runs 10] [--warmup 1] [--r
 Apps: fixture (the seed's generated fixture, --modules and --seed apply; default) and
 otel-express (fixtures/otel-express with its packages from coldstart's own node_modules).
 Variants: floor-container, floor-node, plain, seed-tmpfs, seed-inplace, start-inplace,
-start-into, start-memory, start-memory-noverify, start-memory-cache, bundle. All by default for the
-fixture; for otel-express the floors, plain, start-into, start-memory, start-memory-noverify,
-start-memory-cache and bundle.
+start-into, start-memory, start-memory-noverify, start-memory-cache-compiled, start-memory-cache,
+bundle. All by default for the fixture; for otel-express the floors, plain, start-into,
+start-memory, start-memory-noverify, start-memory-cache-compiled, start-memory-cache and bundle.
 `;
 const DOCKERFILE = path.join(__dirname, 'docker', 'Dockerfile.startup');
 const BASE_IMAGE = 'coldstart-node:local';
@@ -76,7 +76,8 @@ const APPS = {
     ready: /^otel-express listening on \d+$/m,
     // A fixed port: the app would take any free one with 0, but a fixed one is what a platform gives.
     env: { PORT: '8080' },
-    variants: ['floor-container', 'floor-node', 'plain', 'start-into', 'start-memory', 'start-memory-noverify', 'start-memory-cache', 'bundle'],
+    variants: ['floor-container', 'floor-node', 'plain', 'start-into', 'start-memory', 'start-memory-noverify',
+      'start-memory-cache-compiled', 'start-memory-cache', 'bundle'],
   },
 };
 
@@ -88,6 +89,14 @@ const APPS = {
 function variantsFor(app) {
   const { command, ready } = app;
   const shown = command.join(' ');
+  const startVariant = (name, label, archive, options) => ({
+    name,
+    label,
+    args: ['node', COLDSTART, 'start', '--archive', archive, ...options, '--', ...command],
+    ready,
+    marks: { filesReady: START_REPORT },
+    phases: startPhases,
+  });
   return [
     {
       name: 'floor-container',
@@ -124,51 +133,22 @@ function variantsFor(app) {
       marks: { begin: SHELL_BEGIN, filesReady: SHELL_EXTRACTED },
       phases: shellPhases,
     },
+    startVariant('start-inplace', '`coldstart start --mode extract` (in place)', '/startup.tar', ['--mode', 'extract']),
     {
-      name: 'start-inplace',
-      label: '`coldstart start --mode extract` (in place)',
-      args: ['node', COLDSTART, 'start', '--archive', '/startup.tar', '--mode', 'extract', '--', ...command],
-      ready,
-      marks: { filesReady: START_REPORT },
-      phases: startPhases,
-    },
-    {
-      name: 'start-into',
-      label: `\`coldstart start --into ${TMPFS_DIR}\` (tmpfs)`,
-      args: ['node', COLDSTART, 'start', '--archive', '/startup.tar', '--into', TMPFS_DIR, '--', ...command],
+      ...startVariant('start-into', `\`coldstart start --into ${TMPFS_DIR}\` (tmpfs)`, '/startup.tar', ['--into', TMPFS_DIR]),
       tmpfs: [TMPFS],
-      ready,
-      marks: { filesReady: START_REPORT },
-      phases: startPhases,
     },
-    {
-      // No extraction: recorded resolutions and sources served from the archive in memory.
-      name: 'start-memory',
-      label: '`coldstart start --mode memory`',
-      args: ['node', COLDSTART, 'start', '--archive', '/startup.tar', '--mode', 'memory', '--', ...command],
-      ready,
-      marks: { filesReady: START_REPORT },
-      phases: startPhases,
-    },
-    {
-      // The same without the size check of each served file against the disk.
-      name: 'start-memory-noverify',
-      label: '`coldstart start --mode memory --verify none`',
-      args: ['node', COLDSTART, 'start', '--archive', '/startup.tar', '--mode', 'memory', '--verify', 'none',
-        '--', ...command],
-      ready,
-      marks: { filesReady: START_REPORT },
-      phases: startPhases,
-    },
-    {
-      // The same with V8 code cache in the archive (`pack --code-cache`), as the snippets do.
-      name: 'start-memory-cache',
-      label: '`coldstart start --verify none`, archive made with `pack --code-cache`',
-      args: ['node', COLDSTART, 'start', '--archive', '/startup-cache.tar', '--verify', 'none', '--', ...command],
-      ready,
-      marks: { filesReady: START_REPORT },
-      phases: startPhases,
-    },
+    // No extraction: recorded resolutions and sources served from the archive in memory.
+    startVariant('start-memory', '`coldstart start --mode memory`', '/startup.tar', ['--mode', 'memory']),
+    // The same without the size check of each served file against the disk.
+    startVariant('start-memory-noverify', '`coldstart start --mode memory --verify none`', '/startup.tar',
+      ['--mode', 'memory', '--verify', 'none']),
+    // The same with V8 code cache of each module's top-level code, compiled without running it.
+    startVariant('start-memory-cache-compiled', '`coldstart start --verify none`, archive made with `pack --code-cache --no-code-cache-run`',
+      '/startup-cache-compiled.tar', ['--verify', 'none']),
+    // The same with V8 code cache recorded from a run up to listen (`pack --code-cache`), as the snippets do.
+    startVariant('start-memory-cache', '`coldstart start --verify none`, archive made with `pack --code-cache`',
+      '/startup-cache.tar', ['--verify', 'none']),
     {
       // `coldstart bundle` at build time: the entry at its own path in /bundle, externals (and the
       // preload's packages) in /bundle/node_modules.

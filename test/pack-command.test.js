@@ -114,8 +114,8 @@ fs.writeFileSync(process.env.PID_FILE, String(child.pid));
 require('http').createServer().listen(0, () => console.log('cache-app listening'));
 `);
     const pidFile = path.join(dir, 'child.pid');
-    const pack = async (command) => {
-      const r = await runCli(['pack', '--json', '--code-cache', '--out', path.join(dir, 'out.tar'), '--', ...command], { cwd: dir, env: { PID_FILE: pidFile } });
+    const pack = async (command, flags = []) => {
+      const r = await runCli(['pack', '--json', '--code-cache', ...flags, '--out', path.join(dir, 'out.tar'), '--', ...command], { cwd: dir, env: { PID_FILE: pidFile } });
       assert.strictEqual(r.code, 0, r.stderr);
       return { summary: JSON.parse(r.stdout), stderr: r.stderr };
     };
@@ -131,5 +131,9 @@ require('http').createServer().listen(0, () => console.log('cache-app listening'
     assert.strictEqual(compiled.summary.codeCache.modules, recorded.summary.codeCache.modules);
     assert.ok(recorded.summary.codeCache.bytes > compiled.summary.codeCache.bytes + 2000,
       `recorded ${recorded.summary.codeCache.bytes} B vs compiled ${compiled.summary.codeCache.bytes} B`);
+    // Asked for: no second run, no warning.
+    const asked = await pack(['node', 'app.js'], ['--no-code-cache-run']);
+    assert.strictEqual(asked.summary.codeCache.made, 'compile');
+    assert.doesNotMatch(asked.stderr, /warning/);
   } finally { rm(dir); }
 });

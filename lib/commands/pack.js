@@ -11,6 +11,7 @@ module.exports = {
   builder: (yargs) => captureOptions(yargs)
     .option('manifest', { type: 'string', describe: 'pack the paths listed in this file (startup-files.txt) instead of running the app' })
     .option('code-cache', { type: 'boolean', default: false, describe: 'also store V8 code cache for the CommonJS startup modules, used by start --mode memory (the cache bytes differ from pack to pack)' })
+    .option('code-cache-run', { type: 'boolean', default: true, describe: 'record the cache from a second start of the app under coldstart start, up to its ready moment (--no-code-cache-run: compile the modules without running them, for apps whose start has side effects)' })
     .example('$0 pack --out /startup.tar -- node dist/index.js', '')
     .example('$0 pack --manifest .coldstart/startup-files.txt --out startup.tar', ''),
   async run(argv, ctx) {
@@ -66,7 +67,9 @@ module.exports = {
       }
     };
     let codeCache = null;
-    if (argv.codeCache && index) codeCache = await makeCodeCache({ root, index, appRun, write, out, stderr: ctx.stderr });
+    if (argv.codeCache && index) {
+      codeCache = await makeCodeCache({ root, index, appRun: argv.codeCacheRun ? appRun : null, write, out, stderr: ctx.stderr });
+    }
     const written = write(out, codeCache);
     const tree = treeSize(root);
     const summary = {
@@ -140,6 +143,17 @@ function archiveEntries(index, codeCache) {
  * modules are compiled without running them, which caches their top-level code only.
  */
 async function makeCodeCache({ root, index, appRun, write, out, stderr }) {
+  if (appRun) {
+    const recorded = await recordCodeCache({ appRun, write, out, stderr });
+    if (recorded) return recorded;
+  }
+  const { buildCodeCache } = require('../pack/code-cache.js');
+  const commonjs = Object.keys(index.formats).filter((rel) => index.formats[rel] === 'commonjs');
+  return { ...buildCodeCache(root, commonjs), made: 'compile' };
+}
+
+/** The recorded cache, or null (with one warning) when the run gave none. */
+async function recordCodeCache({ appRun, write, out, stderr }) {
   const fs = require('fs');
   const uncached = path.join(path.dirname(out), `.${path.basename(out)}.${process.pid}.uncached.tmp`);
   try {
@@ -154,9 +168,7 @@ async function makeCodeCache({ root, index, appRun, write, out, stderr }) {
   } finally {
     fs.rmSync(uncached, { force: true });
   }
-  const { buildCodeCache } = require('../pack/code-cache.js');
-  const commonjs = Object.keys(index.formats).filter((rel) => index.formats[rel] === 'commonjs');
-  return { ...buildCodeCache(root, commonjs), made: 'compile' };
+  return null;
 }
 
 function renderPackSummary(s) {
