@@ -277,7 +277,7 @@ function encodeEntry(entry, data) {
 function placeLead(ordered, leadEntry) {
   const leadRel = checkRelative(leadEntry.path, 'lead entry');
   const front = new Set([...parentsOf(leadRel), leadRel]);
-  const head = ordered.filter((entry) => front.has(entry.rel));
+  const head = ordered.filter((entry) => front.has(entry.rel)).sort(byPath); // parents first
   const rest = ordered.filter((entry) => !front.has(entry.rel));
   const layout = { files: {}, count: 0, bytes: 0, tailBytes: 0 };
   let offset = 0;
@@ -292,7 +292,7 @@ function placeLead(ordered, leadEntry) {
     offset += entry.totalBytes;
   }
   layout.tailBytes = offset + END_MARKER.length;
-  const lead = head[head.length - 1];
+  const lead = head.find((entry) => entry.rel === leadRel);
   lead.data = Buffer.from(leadEntry.data(layout));
   Object.assign(lead, encodeEntry(lead, lead.data));
   ordered.splice(0, ordered.length, ...head, ...rest);
