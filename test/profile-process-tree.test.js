@@ -39,6 +39,22 @@ test('a parent that forks the server: the child is profiled, parent and child ar
   }
 });
 
+test('a launcher listening on a Unix socket before forking the server (tsx): the server is profiled', async () => {
+  const dir = copyFixture('fork-app');
+  const pidFile = path.join(dir, 'server.pid');
+  try {
+    const { code, stdout, stderr } = await runCli(['profile', '--json', '--', 'node', 'pipe-launcher.js'], { cwd: dir, env: { PID_FILE: pidFile } });
+    assert.strictEqual(code, 0, stderr);
+    const report = JSON.parse(stdout);
+    const childPid = Number(fs.readFileSync(pidFile, 'utf8'));
+    assert.strictEqual(report.pid, childPid, 'the socket the launcher opened is not the ready moment');
+    assert.ok(report.modules.some((m) => m.file === 'server.js'));
+    await waitFor(() => !isAlive(childPid), 5000, 'server to end');
+  } finally {
+    rm(dir);
+  }
+});
+
 test('--keep-running leaves the app up (and it still serves)', async () => {
   const dir = copyFixture('plain-http');
   let pid;

@@ -43,14 +43,26 @@ function writeChannelFile(name, data) {
   }
 }
 
-/** Calls onListen(server) when any net.Server (http, https, http2, gRPC, ...) starts listening. */
+/**
+ * Calls onListen(server) when any net.Server (http, https, http2, gRPC, ...) starts listening
+ * on a port. Unix sockets and named pipes do not count: tools that start the app in a child
+ * process (tsx, for one) open one to talk to it, long before the app is ready.
+ */
 function onListening(onListen) {
   const net = require('net');
   const origEmit = net.Server.prototype.emit;
   net.Server.prototype.emit = function coldstartEmit(event) {
-    if (event === 'listening') onListen(this);
+    if (event === 'listening' && !onPipe(this)) onListen(this);
     return origEmit.apply(this, arguments);
   };
+}
+
+function onPipe(server) {
+  try {
+    return typeof server.address() === 'string';
+  } catch {
+    return false;
+  }
 }
 
 // Benchmarks only need the ready moment: no inspector, no hooks, one file write.

@@ -44,7 +44,8 @@ function recordCodeCache(out, until) {
   if (until === 'listen') {
     const emit = net.Server.prototype.emit;
     net.Server.prototype.emit = function recordOnListening(event) {
-      if (event === 'listening') writeAndExit();
+      // A port, as the capture's ready moment: Unix sockets and pipes do not count.
+      if (event === 'listening' && typeof this.address() !== 'string') writeAndExit();
       return emit.apply(this, arguments);
     };
   } else if (until !== 'exit') {
