@@ -199,7 +199,9 @@ test('node flags: -r preloads run first, others are ignored with one warning; no
     '--max-old-space-size=64', '--enable-source-maps', 'app.js', 'report'], { cwd });
   assert.strictEqual(result.code, 0, result.stderr);
   const report = firstJson(result.stdout);
-  assert.deepStrictEqual(report.preloaded, ['require']);
+  const direct = firstJson((await runDirect(t, ['-r', './preload.js', 'app.js', 'report'], cwd)).stdout);
+  assert.deepStrictEqual(direct.preloaded, ['require (parent internal/preload)']);
+  assert.deepStrictEqual(report.preloaded, direct.preloaded);
   assert.deepStrictEqual(report.execArgv, ['-r', './preload.js', '--max-old-space-size=64', '--enable-source-maps']);
   assert.strictEqual(result.stderr,
     'coldstart: warning: node flags ignored when the app runs in-process: --max-old-space-size=64 (put them in NODE_OPTIONS)\n');

@@ -22,11 +22,7 @@ function runApp({ entry, args = [], requires = [], imports = [], enableSourceMap
   if (nodeFlags.length) process.execArgv = [...process.execArgv, ...nodeFlags];
   if (enableSourceMaps) process.setSourceMapsEnabled(true);
 
-  if (requires.length) {
-    // Node resolves --require from the working directory, node_modules included.
-    const requireFromCwd = Module.createRequire(path.join(process.cwd(), '[coldstart-preload]'));
-    for (const request of requires) requireFromCwd(request);
-  }
+  if (requires.length) preload(requires);
   if (!imports.length) {
     Module.runMain();
     return;
@@ -72,6 +68,17 @@ function importBareFromCwd(specifier) {
   } finally {
     process.emitWarning = emitWarning;
   }
+}
+
+// --require as Node does it: the parent is the module 'internal/preload', which some preloads
+// check for (Yarn's .pnp.cjs sets itself up only then). Resolved from the working directory.
+function preload(requests) {
+  if (typeof Module._preloadModules === 'function') {
+    Module._preloadModules(requests);
+    return;
+  }
+  const requireFromCwd = Module.createRequire(path.join(process.cwd(), '[coldstart-preload]'));
+  for (const request of requests) requireFromCwd(request);
 }
 
 module.exports = { runApp };
