@@ -8,6 +8,11 @@ const { readTarEntries, readSize } = require('./tar-reader.js');
 
 const BLOCK = 512;
 
+/** An entry's path as pack wrote it: archives re-made with `tar -C dir .` prefix `./`. */
+function archiveName(entryPath) {
+  return entryPath.replace(/^(\.\/)+/, '');
+}
+
 /**
  * The archive's first file entry (directories before it are skipped) and the offset of the
  * bytes after it. Null when the first non-directory entry is not a regular file.
@@ -18,8 +23,7 @@ function readLeadEntry(buffer) {
   for (const entry of readTarEntries(buffer)) {
     if (entry.type === 'dir') continue;
     if (entry.type !== 'file') return null;
-    const start = entry.data.byteOffset - buffer.byteOffset;
-    return { path: entry.path.replace(/^(\.\/)+/, ''), data: entry.data, end: start + Math.ceil(entry.data.length / BLOCK) * BLOCK };
+    return { path: archiveName(entry.path), data: entry.data, end: entry.end };
   }
   return null;
 }
@@ -78,4 +82,4 @@ function archiveFiles(buffer, base, layout, hidden = new Set()) {
   return view;
 }
 
-module.exports = { readLeadEntry, archiveFiles };
+module.exports = { readLeadEntry, archiveFiles, archiveName };

@@ -1,15 +1,13 @@
 'use strict';
 // The recording side of `pack --code-cache`: pack starts the app once more under
-// `coldstart start --mode memory` with COLDSTART_RECORD_CODE_CACHE set. Every module the
+// `coldstart start --mode memory` with RECORD_ENV (code-cache.js) set. Every module the
 // loader compiles is kept; at the ready moment (the same --until as the capture: listen, exit
 // or a duration) V8 serialises each script with the functions that ran by then, so the
 // start in the container finds them compiled instead of compiling them lazily, one by one.
 // Then the process exits: the run exists only to produce the cache.
 const fs = require('node:fs');
 const net = require('node:net');
-
-const RECORD_ENV = 'COLDSTART_RECORD_CODE_CACHE';
-const UNTIL_ENV = 'COLDSTART_RECORD_UNTIL';
+const { joinCaches } = require('./code-cache.js');
 
 /**
  * @param {string} out file the cache is written to (JSON index) and out + '.bin' (the blob)
@@ -22,19 +20,11 @@ function recordCodeCache(out, until) {
   function write() {
     if (written) return;
     written = true;
-    const parts = [];
-    const entries = {};
-    let offset = 0;
-    for (const [rel, script] of scripts) {
-      const data = script.createCachedData();
-      entries[rel] = [offset, data.length];
-      parts.push(data);
-      offset += data.length;
-    }
-    fs.writeFileSync(`${out}.bin`, Buffer.concat(parts));
+    const { blob, index } = joinCaches([...scripts].map(([rel, script]) => [rel, script.createCachedData()]));
+    fs.writeFileSync(`${out}.bin`, blob);
     // The index last, and whole: when it is there, the blob is complete.
     const { writeFileAtomic } = require('../write-atomic.js');
-    writeFileAtomic(out, JSON.stringify({ node: process.version, v8: process.versions.v8, entries }));
+    writeFileAtomic(out, JSON.stringify(index));
   }
   function writeAndExit() {
     write();
@@ -58,4 +48,4 @@ function recordCodeCache(out, until) {
   };
 }
 
-module.exports = { recordCodeCache, RECORD_ENV, UNTIL_ENV };
+module.exports = { recordCodeCache };

@@ -7,7 +7,7 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { RECORD_ENV, UNTIL_ENV } = require('./code-cache-recorder.js');
+const { RECORD_ENV, UNTIL_ENV } = require('./code-cache.js');
 
 const BIN = path.join(__dirname, '..', '..', 'bin', 'coldstart.js');
 

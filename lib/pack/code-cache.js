@@ -17,6 +17,9 @@ const Module = require('node:module');
 
 const WRAPPER_COLUMNS = Module.wrap('').indexOf('{') + 2;
 const CACHE_PATH = '.coldstart/code-cache.bin';
+// Set by pack for its recording run of `coldstart start` (code-cache-run.js, code-cache-recorder.js).
+const RECORD_ENV = 'COLDSTART_RECORD_CODE_CACHE';
+const UNTIL_ENV = 'COLDSTART_RECORD_UNTIL';
 
 /** Compiles like the loader would; the option is experimental on Node 20: keep its warning quiet. */
 function compile(source, filename, cachedData) {
@@ -49,9 +52,7 @@ function stripBOM(text) {
  * @returns {{ blob: Buffer, index: { node: string, v8: string, entries: Object<string, [number, number]> } }}
  */
 function buildCodeCache(root, relFiles) {
-  const parts = [];
-  const entries = {};
-  let offset = 0;
+  const caches = [];
   for (const rel of relFiles) {
     const filename = path.join(root, rel);
     let source;
@@ -61,12 +62,26 @@ function buildCodeCache(root, relFiles) {
       continue;
     }
     if (!cacheable(source)) continue;
-    let data;
     try {
-      data = compile(source, filename).createCachedData();
+      caches.push([rel, compile(source, filename).createCachedData()]);
     } catch {
       continue; // a syntax error shows up when the app loads it, as it would anyway
     }
+  }
+  return joinCaches(caches);
+}
+
+/**
+ * One blob of per-module caches, and the index of where each lies in it, tagged with the
+ * Node and V8 that made them.
+ * @param {Iterable<[string, Buffer]>} caches root-relative file -> its cached data
+ * @returns {{ blob: Buffer, index: { node: string, v8: string, entries: Object<string, [number, number]> } }}
+ */
+function joinCaches(caches) {
+  const parts = [];
+  const entries = {};
+  let offset = 0;
+  for (const [rel, data] of caches) {
     entries[rel] = [offset, data.length];
     parts.push(data);
     offset += data.length;
@@ -105,4 +120,6 @@ function runCompiled(mod, filename, script) {
   Reflect.apply(fn, mod.exports, [mod.exports, makeRequire(mod), mod, filename, path.dirname(filename)]);
 }
 
-module.exports = { buildCodeCache, compile, runCompiled, cacheable, stripBOM, CACHE_PATH };
+module.exports = {
+  buildCodeCache, joinCaches, compile, runCompiled, cacheable, stripBOM, CACHE_PATH, RECORD_ENV, UNTIL_ENV,
+};

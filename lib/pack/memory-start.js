@@ -4,9 +4,9 @@
 // by `coldstart pack` starts with its index, which says where every file lies: nothing else is
 // parsed up front. Any other tar (made by hand, or re-made by another tool) is walked once.
 const { readTarEntries } = require('./tar-reader.js');
-const { readLeadEntry, archiveFiles } = require('./archive-layout.js');
+const { readLeadEntry, archiveFiles, archiveName } = require('./archive-layout.js');
 const { INDEX_PATH, INDEX_VERSION } = require('./startup-index.js');
-const { CACHE_PATH } = require('./code-cache.js');
+const { CACHE_PATH, RECORD_ENV, UNTIL_ENV } = require('./code-cache.js');
 
 /**
  * Never throws: any problem is one warning and the app starts from disk.
@@ -32,7 +32,7 @@ function loadIntoMemory(buffer, { root, archive, verify, quiet, started, warn, w
     warn(`refused ${refused.length} unsafe archive entries: ${shown}${refused.length > 5 ? `, and ${refused.length - 5} more` : ''}`);
   }
   const { installMemoryLoader } = require('./memory-loader.js');
-  const recorder = process.env.COLDSTART_RECORD_CODE_CACHE ? startRecording() : null;
+  const recorder = process.env[RECORD_ENV] ? startRecording() : null;
   const { stats } = installMemoryLoader({ root, files, index, codeCache, recorder, verify, warn });
   if (!quiet) {
     const { formatBytes } = require('../format-bytes.js');
@@ -50,7 +50,7 @@ function loadIntoMemory(buffer, { root, archive, verify, quiet, started, warn, w
 
 // pack --code-cache runs the app once this way to have V8 serialise what it compiled.
 function startRecording() {
-  const { recordCodeCache, RECORD_ENV, UNTIL_ENV } = require('./code-cache-recorder.js');
+  const { recordCodeCache } = require('./code-cache-recorder.js');
   const out = process.env[RECORD_ENV];
   const until = process.env[UNTIL_ENV] || 'listen';
   delete process.env[RECORD_ENV]; // not for the app's own child processes
@@ -77,7 +77,7 @@ function walkArchive(buffer) {
   const refused = [];
   for (const entry of readTarEntries(buffer)) {
     if (entry.type !== 'file') continue;
-    const name = entry.path.replace(/^(\.\/)+/, ''); // archives re-made with `tar -C dir .`
+    const name = archiveName(entry.path);
     if (name === INDEX_PATH) {
       index = JSON.parse(entry.data.toString('utf8'));
       continue;

@@ -19,8 +19,9 @@ const TYPES = {
  * on a bad checksum, a truncated entry or a malformed pax record.
  * @param {Buffer} buffer the whole archive
  * @returns {Generator<{path: string, type: 'file'|'dir'|'symlink'|'link'|'other', mode: number,
- *   data: Buffer, linkpath: string|undefined}>} `link` is a hard link to an earlier entry
- *   named by linkpath; `other` covers devices and fifos
+ *   data: Buffer, linkpath: string|undefined, end: number}>} `link` is a hard link to an earlier
+ *   entry named by linkpath; `other` covers devices and fifos; `end` is the offset in buffer
+ *   just past the entry's padded data
  */
 function* readTarEntries(buffer) {
   let offset = 0;
@@ -60,7 +61,7 @@ function* readTarEntries(buffer) {
       : type === 'symlink' || type === 'link' ? cString(buffer, header + 157, 100)
         : undefined;
     pending = {};
-    yield { path, type, mode: readOctal(buffer, header + 100, 8) & 0o7777, data, linkpath };
+    yield { path, type, mode: readOctal(buffer, header + 100, 8) & 0o7777, data, linkpath, end: offset };
   }
   if (offset < buffer.length || Object.keys(pending).length) {
     corrupt(`archive ends inside a header at offset ${offset}`);
