@@ -8,7 +8,8 @@ const path = require('path');
 const { builtinModules } = require('module');
 const { CommandError, UsageError } = require('../errors.js');
 const { capture } = require('../capture/capture.js');
-const { relativeInside } = require('../capture/module-records.js');
+const { nodeOptionsWithPreload } = require('../capture/launch.js');
+const { relativeInside, displayPath } = require('../capture/module-records.js');
 const { parseAppCommand, bundleCommand } = require('./app-command.js');
 const { startupPackages } = require('./startup-packages.js');
 const { decideExternals, completeExternals, hookTarget } = require('./externals.js');
@@ -58,7 +59,7 @@ async function bundleApp(opts) {
     const probeLog = path.join(work, 'probe.jsonl');
     const result = await capture({
       command, cwd, until: opts.until, timeoutMs: opts.timeoutMs, root: opts.root, esm: opts.esm, profile: false,
-      env: { ...env, NODE_OPTIONS: `--require ${quote(PROBE)}${env.NODE_OPTIONS ? ` ${env.NODE_OPTIONS}` : ''}`, COLDSTART_BUNDLE_PROBE: probeLog },
+      env: { ...env, NODE_OPTIONS: nodeOptionsWithPreload(PROBE, env.NODE_OPTIONS), COLDSTART_BUNDLE_PROBE: probeLog },
       stdout: opts.stdout, stderr: opts.stderr, signal: opts.signal, force: opts.force,
     });
     if (result.partial) throw new CommandError('interrupted: nothing bundled', { exitCode: 130 });
@@ -118,8 +119,8 @@ async function bundleApp(opts) {
       warnings.push({
         code: 'NOT_IN_BUNDLE',
         message: `${n} app module${n === 1 ? '' : 's'} loaded at startup ${n === 1 ? 'is' : 'are'} not in the bundle (a require ncc cannot follow): ` +
-          `copied beside it at the same path, e.g. ${displayFile(root, unbundled[0])}`,
-        files: unbundled.map((f) => displayFile(root, f)),
+          `copied beside it at the same path, e.g. ${displayPath(root, unbundled[0])}`,
+        files: unbundled.map((f) => displayPath(root, f)),
       });
     }
     for (const u of build.unresolved) {
@@ -127,7 +128,7 @@ async function bundleApp(opts) {
       if (!resolvesFrom(u.request, u.from)) continue;
       warnings.push({
         code: 'UNRESOLVED_REQUIRE',
-        message: `ncc could not resolve "${u.request}" (required by ${displayFile(root, u.from)}): the bundle throws if that require runs`,
+        message: `ncc could not resolve "${u.request}" (required by ${displayPath(root, u.from)}): the bundle throws if that require runs`,
       });
     }
     const sources = facts.app.main.filter((f) => /\.[cm]?[jt]sx?$/.test(f)).map((file) => ({ file, text: readText(file) }));
@@ -209,7 +210,7 @@ async function bundleApp(opts) {
         stderr: opts.stderr, signal: opts.signal, force: opts.force, status,
       });
     } catch (err) {
-      if (err.code === 'BUNDLE_NOT_READY') err.message += ` (the bundle is left in ${displayFile(cwd, out)} to inspect)`;
+      if (err.code === 'BUNDLE_NOT_READY') err.message += ` (the bundle is left in ${displayPath(cwd, out)} to inspect)`;
       throw err;
     }
     const { reads, ...counts } = checked.reads;
@@ -218,7 +219,7 @@ async function bundleApp(opts) {
     for (const file of readsNotSeen(originalReads, reads)) {
       warnings.push({
         code: 'READ_NOT_SEEN',
-        message: `${displayFile(root, file)} was read at startup by the original but not by the bundle: a path the bundle resolves differently (__dirname-relative?)`,
+        message: `${displayPath(root, file)} was read at startup by the original but not by the bundle: a path the bundle resolves differently (__dirname-relative?)`,
       });
     }
     manifest.verify = { timing: summary.timing, original: summary.original, bundle: summary.bundle };
@@ -246,18 +247,6 @@ function resolvesFrom(request, from) {
   } catch {
     return false;
   }
-}
-
-/** Quotes a path for NODE_OPTIONS, which splits on spaces but honours double quotes. */
-function quote(p) {
-  return `"${p.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
-}
-
-function displayFile(base, file) {
-  if (!file) return 'an unknown module';
-  const rel = path.relative(base, file);
-  if (!rel) return '.';
-  return rel.startsWith('..') || path.isAbsolute(rel) ? file : rel.split(path.sep).join('/');
 }
 
 function readText(file) {

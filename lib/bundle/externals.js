@@ -4,7 +4,7 @@
 // hold native addons, and moves files that packages read relative to themselves (ncc #1036).
 // Pure: facts from the capture and the package manifests in, decisions out.
 const path = require('path');
-const { packageOf } = require('../capture/module-records.js');
+const { packageOf, displayPath } = require('../capture/module-records.js');
 
 const HOOK_LIBRARIES = ['require-in-the-middle', 'import-in-the-middle'];
 
@@ -25,8 +25,7 @@ function askedBy(file, root) {
   if (!file) return 'an instrumentation';
   const pkg = packageOf(file);
   if (pkg !== '(app)') return pkg;
-  const rel = root ? path.relative(root, file) : file;
-  return rel && !rel.startsWith('..') ? rel.split(path.sep).join('/') : file;
+  return root ? displayPath(root, file) : file;
 }
 
 function shortList(items, n = 3) {

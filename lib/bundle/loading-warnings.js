@@ -3,6 +3,7 @@
 // folders, ORM entity globs such as "dist/**/*.entity.js"), which a single file cannot list.
 // Evidence comes from the readdir calls the probe saw and from the app's own source. Pure.
 const path = require('path');
+const { displayPath } = require('../capture/module-records.js');
 
 const LISTING_CALL = /\b(readdirSync|readdir|opendirSync|opendir|globSync|glob\.sync|fg\.sync|fastGlob|globby)\s*\(/;
 // A string naming many modules at once: contains * and ends in a module extension.
@@ -14,10 +15,7 @@ function lineOf(text, index) {
   return line;
 }
 
-const rel = (root, file) => {
-  const r = path.relative(root, file);
-  return (r && !r.startsWith('..') ? r : file).split(path.sep).join('/');
-};
+const rel = displayPath;
 
 /**
  * @param {object} facts
@@ -46,7 +44,7 @@ function loadingWarnings({ root, readdirs = [], loaded = [], sources = [], bundl
     if (!missed.length) continue; // ncc followed this listing: every module found is in the bundle
     warnings.push({
       code: 'READDIR_LOADING',
-      message: `${rel(root, dir) || '.'} is listed with readdir at startup${by ? ` (by ${rel(root, by)})` : ''} and ${missed.length} module${missed.length === 1 ? ' was' : 's were'} loaded from it ` +
+      message: `${rel(root, dir)} is listed with readdir at startup${by ? ` (by ${rel(root, by)})` : ''} and ${missed.length} module${missed.length === 1 ? ' was' : 's were'} loaded from it ` +
         'that ncc could not follow: require them by name (kept as copies beside the bundle for now)',
       files: missed.map((f) => rel(root, f)),
     });

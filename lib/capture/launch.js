@@ -20,8 +20,9 @@ function quoteForNodeOptions(p) {
   return `"${p.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
-function nodeOptionsWithAgent(existing) {
-  const req = `--require ${quoteForNodeOptions(AGENT)}`;
+/** NODE_OPTIONS that preload `file` before whatever the existing value asks for. */
+function nodeOptionsWithPreload(file, existing) {
+  const req = `--require ${quoteForNodeOptions(file)}`;
   return existing ? `${req} ${existing}` : req;
 }
 
@@ -53,7 +54,7 @@ function lineFilter(onLine) {
 function launch(opts) {
   const env = {
     ...opts.env,
-    NODE_OPTIONS: nodeOptionsWithAgent(opts.env.NODE_OPTIONS),
+    NODE_OPTIONS: nodeOptionsWithPreload(AGENT, opts.env.NODE_OPTIONS),
     COLDSTART_CHANNEL: opts.channel,
     COLDSTART_UNTIL: opts.until,
   };
@@ -117,4 +118,4 @@ function launch(opts) {
   return { child, done, stderrTail: () => tail.slice(), kill };
 }
 
-module.exports = { launch, AGENT };
+module.exports = { launch, nodeOptionsWithPreload, AGENT };

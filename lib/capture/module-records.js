@@ -89,4 +89,10 @@ function relativeInside(root, file) {
   return rel.split(path.sep).join('/');
 }
 
-module.exports = { moduleRecords, packageOf, relativeInside };
+/** How messages show a file: relative to root when inside it ('.' for root itself), else as given. */
+function displayPath(root, file) {
+  if (path.resolve(root) === path.resolve(file)) return '.';
+  return relativeInside(root, file) || file;
+}
+
+module.exports = { moduleRecords, packageOf, relativeInside, displayPath };
