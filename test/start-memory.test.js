@@ -158,6 +158,22 @@ test('--mode memory: the archive re-made by GNU tar (no layout) is walked and st
   } finally { rm(dir); }
 });
 
+test('--mode memory: a hand-made tar with a code-cache entry but no index still starts the app', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-noindex-'));
+  try {
+    const tree = path.join(dir, 'tree');
+    fs.mkdirSync(path.join(tree, '.coldstart'), { recursive: true });
+    fs.writeFileSync(path.join(tree, '.coldstart', 'code-cache.bin'), 'not a cache');
+    fs.writeFileSync(path.join(tree, 'app.js'), "require('http').createServer().listen(0, () => console.log('noindex listening'));\n");
+    fs.copyFileSync(path.join(tree, 'app.js'), path.join(dir, 'app.js'));
+    const tar = path.join(dir, 'hand.tar');
+    spawnSync('tar', ['-cf', tar, '-C', tree, '.']);
+    const out = await startUntilListen(dir, ['--archive', tar, '--', 'node', 'app.js'], /noindex listening/);
+    assert.match(out, /coldstart: serving 1 files, \d+ B from memory \(0 resolutions\)/);
+    assert.doesNotMatch(out, /code cache|TypeError/);
+  } finally { rm(dir); }
+});
+
 test('--mode memory: an ESM app starts (in-thread ESM hooks where Node has them, else Node\'s loader)', async () => {
   const { dir, tar } = await packed('esm-app', 'index.js');
   try {

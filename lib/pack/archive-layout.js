@@ -13,6 +13,11 @@ function archiveName(entryPath) {
   return entryPath.replace(/^(\.\/)+/, '');
 }
 
+/** Whether a root-relative archive path would lead outside the root (absolute, or `..`). */
+function escapesRoot(rel) {
+  return typeof rel !== 'string' || rel.startsWith('/') || rel.split('/').includes('..');
+}
+
 /**
  * The archive's first file entry (directories before it are skipped) and the offset of the
  * bytes after it. Null when the first non-directory entry is not a regular file.
@@ -82,4 +87,4 @@ function archiveFiles(buffer, base, layout, hidden = new Set()) {
   return view;
 }
 
-module.exports = { readLeadEntry, archiveFiles, archiveName };
+module.exports = { readLeadEntry, archiveFiles, archiveName, escapesRoot };

@@ -61,10 +61,11 @@ function main(argv) {
   for (const message of options.warnings) warn(message);
 
   const cwd = process.cwd();
-  // Memory mode writes nothing: the entry must be there already (extract may bring it).
-  if (options.mode === 'memory' && !entryFound(path.resolve(cwd, options.app.entry), options.app.entry)) return;
-  const runDir = loadArchive(options, cwd, started);
   let entry = path.resolve(cwd, options.app.entry);
+  // Memory mode writes nothing: the entry must be there already (extract may bring it).
+  const memory = options.mode === 'memory';
+  if (memory && !entryFound(entry, options.app.entry)) return;
+  const runDir = loadArchive(options, cwd, started);
   if (runDir !== cwd) {
     const rel = path.relative(cwd, entry);
     if (rel.startsWith('..') || path.isAbsolute(rel)) {
@@ -74,7 +75,7 @@ function main(argv) {
     }
     process.chdir(runDir);
   }
-  if (!entryFound(entry, options.app.entry)) return;
+  if (!memory && !entryFound(entry, options.app.entry)) return;
   const { runApp } = require('./run-app.js');
   runApp({ ...options.app, entry });
 }
@@ -101,7 +102,9 @@ function loadArchive(options, cwd, started) {
   }
   if (options.mode === 'memory') {
     const { loadIntoMemory } = require('./memory-start.js');
-    loadIntoMemory(buffer, { root: cwd, archive: options.archive, verify: options.verify, quiet: options.quiet, started, warn, writeLine });
+    loadIntoMemory(buffer, {
+      root: cwd, archive: options.archive, verify: options.verify, quiet: options.quiet, started, warn, warnRefused, writeLine,
+    });
     return cwd;
   }
   const into = options.into ? path.resolve(cwd, options.into) : cwd;
@@ -118,12 +121,16 @@ function loadArchive(options, cwd, started) {
     const { formatBytes } = require('../format-bytes.js');
     writeLine(2, `coldstart: extracted ${result.files} files, ${formatBytes(result.bytes)} in ${ms} ms`);
   }
-  if (result.refused.length) {
-    const shown = result.refused.slice(0, 5).join(', ');
-    const more = result.refused.length > 5 ? `, and ${result.refused.length - 5} more` : '';
-    warn(`refused ${result.refused.length} unsafe archive entries: ${shown}${more}`);
-  }
+  warnRefused(result.refused);
   return into;
+}
+
+// Entries an archive had that would land outside the root: one line, whichever mode.
+function warnRefused(refused) {
+  if (!refused.length) return;
+  const shown = refused.slice(0, 5).join(', ');
+  const more = refused.length > 5 ? `, and ${refused.length - 5} more` : '';
+  warn(`refused ${refused.length} unsafe archive entries: ${shown}${more}`);
 }
 
 /** `-- npm start` or a shell line cannot run inside this Node process: one line, exit 2. */

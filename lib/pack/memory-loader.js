@@ -9,6 +9,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const Module = require('node:module');
 const { compile, runCompiled, cacheable, stripBOM } = require('./code-cache.js');
+// Recorded targets are root-relative and normalised; anything else is not followed.
+const { escapesRoot } = require('./archive-layout.js');
 
 /**
  * @param {object} options
@@ -21,10 +23,10 @@ const { compile, runCompiled, cacheable, stripBOM } = require('./code-cache.js')
  * @param {{add(rel: string, script: import('node:vm').Script): void}|null} [options.recorder]
  *   collects every compiled module, to make a code cache after the app ran (pack --code-cache)
  * @param {(message: string) => void} options.warn
- * @returns {{ stats: { resolved: number, served: number, fellBack: number } }}
+ * @returns {{ stats: { cacheModules: number, cacheHits: number, cacheRejected: number, esmModules: number } }}
  */
 function installMemoryLoader({ root, files, index, codeCache = null, recorder = null, verify, warn }) {
-  const stats = { resolved: 0, served: 0, fellBack: 0, cacheHits: 0, cacheRejected: 0, esmModules: 0 };
+  const stats = { cacheModules: 0, cacheHits: 0, cacheRejected: 0, esmModules: 0 };
   // Everything is keyed by root-relative path: nothing is joined or normalised up front.
   const rootDir = path.resolve(root);
   const prefix = rootDir.endsWith(path.sep) ? rootDir : rootDir + path.sep;
@@ -35,6 +37,7 @@ function installMemoryLoader({ root, files, index, codeCache = null, recorder = 
   const formats = (index && index.formats) || {};
   const formatOf = (rel) => (rel !== undefined && Object.hasOwn(formats, rel) ? formats[rel] : undefined);
   const cacheEntries = (index && codeCache && index.codeCache && index.codeCache.entries) || {};
+  stats.cacheModules = Object.keys(cacheEntries).length;
   const cacheOf = (rel) => {
     if (!Object.hasOwn(cacheEntries, rel)) return undefined;
     const [offset, length] = cacheEntries[rel];
@@ -42,7 +45,7 @@ function installMemoryLoader({ root, files, index, codeCache = null, recorder = 
   };
   const resolutions = new Map();
   for (const [from, request, to] of (index && index.resolutions) || []) {
-    if (!escapes(to)) resolutions.set(`${from}\0${request}`, to);
+    if (!escapesRoot(to)) resolutions.set(`${from}\0${request}`, to);
   }
 
   // A packed file that no longer matches the disk is served from disk, with one warning.
@@ -58,12 +61,9 @@ function installMemoryLoader({ root, files, index, codeCache = null, recorder = 
       try { st = fs.statSync(file, { throwIfNoEntry: false }); } catch { /* unreadable */ }
       ok = Boolean(st && st.isFile() && st.size === data.length);
       checked.set(rel, ok);
-      if (!ok) {
-        stats.fellBack++;
-        if (!warnedStale) {
-          warnedStale = true;
-          warn(`${rel} differs from the archive (re-run coldstart pack); such files are read from disk`);
-        }
+      if (!ok && !warnedStale) {
+        warnedStale = true;
+        warn(`${rel} differs from the archive (re-run coldstart pack); such files are read from disk`);
       }
     }
     return ok;
@@ -79,7 +79,6 @@ function installMemoryLoader({ root, files, index, codeCache = null, recorder = 
       if (to) {
         const hit = prefix + (path.sep === '/' ? to : to.split('/').join(path.sep));
         if (usable(hit, to)) {
-          stats.resolved++;
           return hit;
         }
       }
@@ -92,7 +91,6 @@ function installMemoryLoader({ root, files, index, codeCache = null, recorder = 
   Module._extensions['.js'] = function memoryJs(module, filename) {
     const rel = relOf(filename);
     if (formatOf(rel) === 'commonjs' && usable(filename, rel)) {
-      stats.served++;
       const source = stripBOM(files.get(rel).toString('utf8'));
       const cached = cacheOf(rel);
       // Source maps are registered by Node's own compile step, and a hook that replaced
@@ -113,7 +111,6 @@ function installMemoryLoader({ root, files, index, codeCache = null, recorder = 
   Module._extensions['.json'] = function memoryJson(module, filename) {
     const rel = relOf(filename);
     if (rel === undefined || !usable(filename, rel)) return origJson.apply(this, arguments);
-    stats.served++;
     try {
       module.exports = JSON.parse(stripBOM(files.get(rel).toString('utf8')));
     } catch (err) {
@@ -129,8 +126,7 @@ function installMemoryLoader({ root, files, index, codeCache = null, recorder = 
       const abs = path.resolve(file);
       const rel = relOf(abs);
       if (rel !== undefined && files.has(rel) && usable(abs, rel)) {
-        stats.served++;
-        const data = files.get(rel);
+          const data = files.get(rel);
         const encoding = typeof options === 'string' ? options : options && options.encoding;
         return encoding ? data.toString(encoding) : Buffer.from(data);
       }
@@ -142,10 +138,6 @@ function installMemoryLoader({ root, files, index, codeCache = null, recorder = 
   return { stats };
 }
 
-// Recorded targets are root-relative and normalised; anything else is not followed.
-function escapes(rel) {
-  return typeof rel !== 'string' || rel.startsWith('/') || rel.split('/').includes('..');
-}
 
 /** ES modules through in-thread loader hooks, where this Node has them (see memory-esm-hooks.js). */
 function registerEsmHooks({ prefix, index, files, usable, stats }) {
@@ -153,12 +145,12 @@ function registerEsmHooks({ prefix, index, files, usable, stats }) {
   const abs = (rel) => path.join(prefix, rel);
   const sources = [];
   for (const [rel, format] of Object.entries(index.formats || {})) {
-    if (format !== 'module' || escapes(rel)) continue;
+    if (format !== 'module' || escapesRoot(rel)) continue;
     const file = abs(rel);
     if (usable(file, rel)) sources.push([file, files.get(rel).toString('utf8')]);
   }
   if (!sources.length) return;
-  const resolutions = (index.esmResolutions || []).filter(([, , to]) => !escapes(to))
+  const resolutions = (index.esmResolutions || []).filter(([, , to]) => !escapesRoot(to))
     .map(([from, specifier, to]) => [abs(from), specifier, abs(to)]);
   const { memoryEsmHooks } = require('./memory-esm-hooks.js');
   Module.registerHooks(memoryEsmHooks(resolutions, sources));

@@ -4,7 +4,7 @@
 // by `coldstart pack` starts with its index, which says where every file lies: nothing else is
 // parsed up front. Any other tar (made by hand, or re-made by another tool) is walked once.
 const { readTarEntries } = require('./tar-reader.js');
-const { readLeadEntry, archiveFiles, archiveName } = require('./archive-layout.js');
+const { readLeadEntry, archiveFiles, archiveName, escapesRoot } = require('./archive-layout.js');
 const { INDEX_PATH, INDEX_VERSION } = require('./startup-index.js');
 const { CACHE_PATH, RECORD_ENV, UNTIL_ENV } = require('./code-cache.js');
 
@@ -12,7 +12,7 @@ const { CACHE_PATH, RECORD_ENV, UNTIL_ENV } = require('./code-cache.js');
  * Never throws: any problem is one warning and the app starts from disk.
  * @returns {boolean} whether the loader was installed
  */
-function loadIntoMemory(buffer, { root, archive, verify, quiet, started, warn, writeLine }) {
+function loadIntoMemory(buffer, { root, archive, verify, quiet, started, warn, warnRefused, writeLine }) {
   let found;
   try {
     found = openLaidOut(buffer) || walkArchive(buffer);
@@ -27,10 +27,7 @@ function loadIntoMemory(buffer, { root, archive, verify, quiet, started, warn, w
   }
   // No index (packed from a --manifest, or made by hand): sources still come from memory,
   // resolution goes through Node as usual.
-  if (refused.length) {
-    const shown = refused.slice(0, 5).join(', ');
-    warn(`refused ${refused.length} unsafe archive entries: ${shown}${refused.length > 5 ? `, and ${refused.length - 5} more` : ''}`);
-  }
+  warnRefused(refused);
   const { installMemoryLoader } = require('./memory-loader.js');
   const recorder = process.env[RECORD_ENV] ? startRecording() : null;
   const { stats } = installMemoryLoader({ root, files, index, codeCache, recorder, verify, warn });
@@ -38,7 +35,7 @@ function loadIntoMemory(buffer, { root, archive, verify, quiet, started, warn, w
     const { formatBytes } = require('../format-bytes.js');
     const ms = Math.round(performance.now() - started);
     const resolutions = index ? index.resolutions.length + (index.esmResolutions || []).length : 0;
-    const cached = codeCache && index.codeCache ? `, code cache for ${Object.keys(index.codeCache.entries).length} modules` : '';
+    const cached = stats.cacheModules ? `, code cache for ${stats.cacheModules} modules` : '';
     const esm = stats.esmModules ? `, ${stats.esmModules} ES modules` : '';
     writeLine(2, `coldstart: serving ${files.count} files, ${formatBytes(files.bytes)} from memory (${resolutions} resolutions${esm}${cached}) in ${ms} ms`);
   }
@@ -86,7 +83,7 @@ function walkArchive(buffer) {
       codeCache = entry.data;
       continue;
     }
-    if (name.startsWith('/') || name.split('/').includes('..')) { // never outside the root
+    if (escapesRoot(name)) {
       refused.push(entry.path);
       continue;
     }
