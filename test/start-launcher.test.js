@@ -237,3 +237,11 @@ test('no app command is a usage error (exit 2)', async (t) => {
   assert.strictEqual(result.code, 2);
   assert.match(result.stderr, /^coldstart: name the app to run after --/);
 });
+
+test('one table of node flags: a flag value given as a separate word is never taken for the entry', () => {
+  const { parseStartArgs } = require('../lib/pack/launcher.js');
+  const { checkCommand } = require('../lib/capture/command-check.js');
+  const command = ['node', '--max-old-space-size', '100', '--report-dir', os.tmpdir(), 'app.js'];
+  assert.strictEqual(parseStartArgs(['--', ...command]).app.entry, 'app.js');
+  assert.doesNotThrow(() => checkCommand(command, APP_FIXTURE), 'the value of --report-dir is not the entry');
+});

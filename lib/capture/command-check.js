@@ -5,19 +5,28 @@ const fs = require('fs');
 const path = require('path');
 const { UsageError } = require('../errors.js');
 
-// Node flags that take the next argument as their value.
+// Node options whose value may follow as a separate word: that word is not the entry. One
+// table for every place that reads a `node [flags] entry` command (capture, start, dockerfile).
 const NODE_FLAGS_WITH_VALUE = new Set([
-  '-r', '--require', '--import', '--loader', '--experimental-loader', '--env-file',
-  '--inspect-port', '--title', '--max-old-space-size', '--stack-size', '--conditions', '-C',
-  '--input-type', '--cpu-prof-dir', '--heap-prof-dir', '--diagnostic-dir', '--redirect-warnings',
-  '--openssl-config', '--icu-data-dir', '--watch-path', '--experimental-policy',
+  '-r', '--require', '--import', '--loader', '--experimental-loader', '--conditions', '-C',
+  '--input-type', '--title', '--inspect-port', '--debug-port', '--env-file', '--env-file-if-exists',
+  '--redirect-warnings', '--disable-warning', '--diagnostic-dir', '--report-dir', '--report-directory',
+  '--report-filename', '--report-signal', '--heapsnapshot-signal', '--icu-data-dir', '--unhandled-rejections',
+  '--dns-result-order', '--secure-heap', '--secure-heap-min', '--tls-cipher-list', '--tls-keylog',
+  '--use-largepages', '--disable-proto', '--max-http-header-size', '--heap-prof-dir', '--heap-prof-name',
+  '--heap-prof-interval', '--cpu-prof-dir', '--cpu-prof-name', '--cpu-prof-interval', '--openssl-config',
+  '--experimental-policy', '--policy-integrity', '--trace-event-categories', '--trace-event-file-pattern',
+  '--watch-path', '--stack-size', '--max-old-space-size',
 ]);
-// Flags after which node takes no entry file.
-const NODE_NO_ENTRY = new Set(['-e', '--eval', '-p', '--print', '-i', '--interactive', '-', '--test', '--run', '-v', '--version', '-h', '--help']);
+// Node modes that run no entry file.
+const NODE_NO_ENTRY = new Set([
+  '-e', '--eval', '-p', '--print', '-i', '--interactive', '-c', '--check', '--test', '--run',
+  '-v', '--version', '-h', '--help', '--v8-options', '-',
+]);
 
 function isNode(bin) {
   const base = path.basename(bin);
-  return base === 'node' || base === 'node.exe' || bin === process.execPath;
+  return base === 'node' || base === 'nodejs' || base === 'node.exe' || bin === process.execPath;
 }
 
 /** Index of the entry script in a `node ...` command, or -1 when there is none. */
@@ -63,4 +72,4 @@ function checkCommand(command, cwd) {
   return command;
 }
 
-module.exports = { checkCommand, entryIndex, isNode, entryExists };
+module.exports = { checkCommand, entryIndex, isNode, entryExists, NODE_FLAGS_WITH_VALUE, NODE_NO_ENTRY };

@@ -5,6 +5,7 @@
 const fs = require('fs');
 const path = require('path');
 const { UsageError } = require('../errors.js');
+const { NODE_FLAGS_WITH_VALUE, NODE_NO_ENTRY } = require('../capture/command-check.js');
 
 const LOCKFILES = [
   ['package-lock.json', 'npm'],
@@ -12,15 +13,6 @@ const LOCKFILES = [
   ['pnpm-lock.yaml', 'pnpm'],
 ];
 const FALLBACK_ENTRIES = ['index.js', 'server.js', 'app.js'];
-// Node options whose value is the next argument when written without `=`.
-const FLAGS_WITH_VALUE = new Set([
-  '-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions',
-  '--env-file', '--env-file-if-exists', '--title', '--disable-warning', '--redirect-warnings',
-  '--input-type', '--openssl-config', '--icu-data-dir', '--inspect-port', '--watch-path',
-]);
-// Options after which node runs no entry file: such a start script names nothing to pack.
-const NO_ENTRY_FLAGS = new Set(['-e', '--eval', '-p', '--print', '-i', '--interactive', '-c', '--check',
-  '--test', '-v', '--version', '-h', '--help', '--run']);
 // Development-only options: a watcher would never let the pack step end, an inspector has no client.
 const DEV_ONLY_FLAG = /^--(watch|watch-path|watch-preserve-output|inspect|inspect-brk|inspect-wait)(=|$)/;
 const TYPESCRIPT_SOURCE = /\.(ts|mts|cts|tsx)$/;
@@ -66,8 +58,8 @@ function parseNodeScript(script) {
     if (word === '--') { i++; break; }
     if (!word.startsWith('-') || word === '-') break;
     const name = word.split('=')[0];
-    if (NO_ENTRY_FLAGS.has(name)) return null;
-    const taken = !word.includes('=') && FLAGS_WITH_VALUE.has(word) ? [word, words[++i]] : [word];
+    if (NODE_NO_ENTRY.has(name)) return null;
+    const taken = !word.includes('=') && NODE_FLAGS_WITH_VALUE.has(word) ? [word, words[++i]] : [word];
     if (taken[taken.length - 1] === undefined) return null;
     (DEV_ONLY_FLAG.test(word) ? dropped : flags).push(...taken);
   }

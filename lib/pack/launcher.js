@@ -5,6 +5,7 @@
 // problem never stops the app: one warning line, then the app starts as it would without us.
 const fs = require('node:fs');
 const path = require('node:path');
+const { entryExists, isNode, NODE_FLAGS_WITH_VALUE, NODE_NO_ENTRY } = require('../capture/command-check.js');
 
 const USAGE = `usage: coldstart start --archive FILE [--mode memory|extract] [--verify size|none] [--into DIR] [--quiet] -- node [node flags] app.js [args]
 
@@ -18,24 +19,6 @@ is looked up inside DIR, and DIR becomes the working directory.
 Node flags applied in-process: --require/-r, --import, --enable-source-maps; others are
 ignored with a warning (put them in NODE_OPTIONS).
 `;
-
-// Node options whose value may follow as a separate word: that word is not the entry.
-const NODE_VALUE_FLAGS = new Set([
-  '--require', '-r', '--import', '--loader', '--experimental-loader', '--conditions', '-C',
-  '--input-type', '--title', '--inspect-port', '--debug-port', '--env-file', '--redirect-warnings',
-  '--diagnostic-dir', '--report-dir', '--report-directory', '--report-filename', '--report-signal',
-  '--heapsnapshot-signal', '--icu-data-dir', '--unhandled-rejections', '--dns-result-order',
-  '--secure-heap', '--secure-heap-min', '--tls-cipher-list', '--tls-keylog', '--use-largepages',
-  '--disable-proto', '--max-http-header-size', '--heap-prof-dir', '--heap-prof-name',
-  '--heap-prof-interval', '--cpu-prof-dir', '--cpu-prof-name', '--cpu-prof-interval',
-  '--openssl-config', '--experimental-policy', '--policy-integrity', '--trace-event-categories',
-  '--trace-event-file-pattern', '--watch-path', '--stack-size',
-]);
-// Node modes that run no entry file: nothing to run in-process.
-const NODE_NO_ENTRY_FLAGS = new Set([
-  '-e', '--eval', '-p', '--print', '-i', '--interactive', '-c', '--check', '--test', '--run',
-  '-v', '--version', '-h', '--help', '--v8-options',
-]);
 
 /**
  * Entry point of `coldstart start`, called by bin/coldstart.js with the words after `start`.
@@ -135,7 +118,6 @@ function warnRefused(refused) {
 
 /** `-- npm start` or a shell line cannot run inside this Node process: one line, exit 2. */
 function entryFound(file, given) {
-  const { entryExists } = require('../capture/command-check.js');
   if (entryExists(file)) return true;
   writeLine(2, `coldstart: the app's entry ${given} is not a file here; start runs a Node script in this process: give -- node <script> (npm, npx and shell commands cannot run in-process)`);
   process.exitCode = 2;
@@ -187,8 +169,7 @@ function parseStartArgs(argv) {
 function parseAppCommand(command, warnings) {
   if (command.length === 0) throw new StartUsageError('name the app to run after --, e.g. -- node server.js');
   let i = 0;
-  const first = path.basename(command[0]);
-  if (first === 'node' || first === 'nodejs' || command[0] === process.execPath) i = 1;
+  if (isNode(command[0])) i = 1;
   const app = { requires: [], imports: [], enableSourceMaps: false, nodeFlags: [], args: [] };
   const ignored = [];
   for (; i < command.length; i++) {
@@ -200,12 +181,12 @@ function parseAppCommand(command, warnings) {
     if (!word.startsWith('-') || word === '-') break;
     const eq = word.indexOf('=');
     const name = eq === -1 ? word : word.slice(0, eq);
-    if (NODE_NO_ENTRY_FLAGS.has(name)) {
+    if (NODE_NO_ENTRY.has(name)) {
       throw new StartUsageError(`node ${name} runs no entry file; coldstart start needs one (node app.js)`);
     }
     let value;
     const words = [word];
-    if (NODE_VALUE_FLAGS.has(name)) {
+    if (NODE_FLAGS_WITH_VALUE.has(name)) {
       if (eq !== -1) value = word.slice(eq + 1);
       else if (i + 1 < command.length) {
         value = command[++i];
