@@ -25,6 +25,7 @@ const { readTarEntries } = require('../lib/pack/tar-reader.js');
 const { CommandError, UsageError } = require('../lib/errors.js');
 const { writeFileAtomic } = require('../lib/write-atomic.js');
 const { size } = require('../lib/report/terminal.js');
+const { treeSize } = require('../lib/tree-size.js');
 
 const USAGE = `usage: node bench/docker-startup.js [--runs 10] [--warmup 1] [--runtimes runc,runsc]
   [--app fixture|otel-express] [--variants NAME,...] [--modules 1000] [--seed 42]
@@ -323,16 +324,7 @@ function copyFromImage(tag, workDir, paths) {
 /** Files and bytes of the bundle directory, the size of the bundled entry, what it keeps external. */
 function describeBundle(dir) {
   const manifest = JSON.parse(fs.readFileSync(path.join(dir, '.coldstart-bundle.json'), 'utf8'));
-  let files = 0;
-  let bytes = 0;
-  const walk = (d) => {
-    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
-      const full = path.join(d, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.isFile()) { files += 1; bytes += fs.statSync(full).size; }
-    }
-  };
-  walk(dir);
+  const { files, bytes } = treeSize(dir);
   return {
     files,
     bytes,
@@ -458,10 +450,8 @@ function describePhases(phases) {
   return parts.length ? ` (${parts.join(', ')})` : '';
 }
 
-const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
-
 function describeSize(archive) {
-  return `${archive.files} files, ${mb(archive.bytes)} (tar ${mb(archive.archiveBytes)})`;
+  return `${archive.files} files, ${size(archive.bytes)} (tar ${size(archive.archiveBytes)})`;
 }
 
 function describeBundleSize(bundle) {

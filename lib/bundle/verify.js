@@ -9,33 +9,14 @@ const { capture } = require('../capture/capture.js');
 const { summarize } = require('../bench/stats.js');
 const { CommandError } = require('../errors.js');
 const { MARKER } = require('./output.js');
+const { treeSize } = require('../tree-size.js');
 
 /**
  * Files and bytes under `dir`, not following links, leaving out `skip` (absolute paths) and
  * earlier bundles (directories holding .coldstart-bundle.json) below it.
  */
 function dirSize(dir, skip = []) {
-  let files = 0;
-  let bytes = 0;
-  const skipped = new Set(skip.map((s) => path.resolve(s)));
-  const walk = (d) => {
-    let entries;
-    try { entries = fs.readdirSync(d, { withFileTypes: true }); } catch { return; }
-    for (const e of entries) {
-      const p = path.join(d, e.name);
-      if (skipped.has(p)) continue;
-      if (e.isDirectory()) {
-        if (p !== dir && fs.existsSync(path.join(p, MARKER))) continue;
-        walk(p);
-      }
-      else if (e.isFile()) {
-        files++;
-        try { bytes += fs.statSync(p).size; } catch { /* vanished */ }
-      }
-    }
-  };
-  walk(dir);
-  return { files, bytes };
+  return treeSize(dir, { skip, prune: (p) => fs.existsSync(path.join(p, MARKER)) });
 }
 
 /**

@@ -17,7 +17,7 @@ module.exports = {
   async run(argv, ctx) {
     const out = path.resolve(ctx.cwd, argv.out || 'startup.tar');
     const started = process.hrtime.bigint();
-    const { readManifestFile, confineToRoot, treeSize } = require('../pack/manifest.js');
+    const { readManifestFile, confineToRoot } = require('../pack/manifest.js');
     let root;
     let listed;
     let outsideRoot = [];
@@ -51,8 +51,8 @@ module.exports = {
     const { files, outside, missing } = confineToRoot(listed, root);
     outsideRoot = [...outsideRoot, ...outside];
     if (!files.length) throw new CommandError('nothing to pack: no startup file inside the root');
-    const rel = path.relative(root, out);
-    if (rel && !rel.startsWith('..') && !path.isAbsolute(rel) && files.includes(rel.split(path.sep).join('/'))) {
+    const { relativeInside } = require('../capture/module-records.js');
+    if (files.includes(relativeInside(root, out))) {
       throw new UsageError(`--out ${out} would overwrite a startup file`);
     }
     const write = (target, codeCache) => {
@@ -71,6 +71,7 @@ module.exports = {
       codeCache = await makeCodeCache({ root, index, appRun: argv.codeCacheRun ? appRun : null, write, out, stderr: ctx.stderr });
     }
     const written = write(out, codeCache);
+    const { treeSize } = require('../tree-size.js');
     const tree = treeSize(root);
     const summary = {
       archive: out,

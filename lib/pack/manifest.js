@@ -4,6 +4,7 @@
 const fs = require('fs');
 const path = require('path');
 const { UsageError } = require('../errors.js');
+const { relativeInside } = require('../capture/module-records.js');
 
 /** Reads a startup-files.txt: one root-relative path a line; blank lines and # comments ignored. */
 function readManifestFile(file) {
@@ -28,8 +29,8 @@ function confineToRoot(paths, root) {
   const missing = [];
   for (const p of paths) {
     const abs = path.resolve(root, p);
-    const rel = path.relative(root, abs);
-    if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) {
+    const rel = relativeInside(root, abs);
+    if (!rel) {
       outside.push(p);
       continue;
     }
@@ -39,29 +40,9 @@ function confineToRoot(paths, root) {
       missing.push(p);
       continue;
     }
-    files.add(rel.split(path.sep).join('/'));
+    files.add(rel);
   }
   return { files: [...files].sort(), outside, missing };
 }
 
-/** Files and bytes of the whole tree under root (what a plain image ships), for comparison. */
-function treeSize(root) {
-  let files = 0;
-  let bytes = 0;
-  const walk = (dir) => {
-    let entries;
-    try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
-    for (const e of entries) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) {
-        files++;
-        try { bytes += fs.statSync(p).size; } catch { /* vanished */ }
-      }
-    }
-  };
-  walk(root);
-  return { files, bytes };
-}
-
-module.exports = { readManifestFile, confineToRoot, treeSize };
+module.exports = { readManifestFile, confineToRoot };
