@@ -17,9 +17,10 @@ const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { performance } = require('node:perf_hooks');
 const {
-  requireDocker, buildImage, runContainer, stopAllContainers, assembleContext,
+  requireDocker, buildImage, runContainer, stopAllContainers, assembleContext, dockerBinary, removeImages, runscVersion,
 } = require('../lib/bench/docker.js');
 const { summarize } = require('../lib/bench/stats.js');
+const { describeMachine: describeBenchMachine } = require('../lib/bench/runner.js');
 const { generateFixture, LISTENING_PATTERN } = require('../lib/fixtures/generate.js');
 const { readTarEntries } = require('../lib/pack/tar-reader.js');
 const { CommandError, UsageError } = require('../lib/errors.js');
@@ -309,7 +310,7 @@ async function prepareImage({ workDir, appName, modules, seed, baseImage, tag, o
 
 // What the pack and bundle steps made, read from the image itself: a cached build prints nothing.
 function copyFromImage(tag, workDir, paths) {
-  const docker = process.env.COLDSTART_DOCKER || '/usr/bin/docker';
+  const docker = dockerBinary();
   const into = path.join(workDir, 'from-image');
   fs.mkdirSync(into);
   const id = execFileSync(docker, ['create', '--network', 'none', tag], { encoding: 'utf8' }).trim();
@@ -431,7 +432,7 @@ async function runBenchmark(options = {}) {
     };
   } finally {
     await stopAllContainers();
-    if (image && !keepImage) removeImage(tag);
+    if (image && !keepImage) await removeImages([tag]);
     fs.rmSync(workDir, { recursive: true, force: true });
   }
 }
@@ -460,32 +461,9 @@ function describeBundleSize(bundle) {
     + ` in node_modules${kept})`;
 }
 
-function removeImage(tag) {
-  try {
-    execFileSync(process.env.COLDSTART_DOCKER || '/usr/bin/docker', ['image', 'rm', '--force', tag], { stdio: 'ignore' });
-  } catch {
-    // an image left behind is not worth failing a finished benchmark for
-  }
-}
-
-function firstLine(command, args) {
-  try {
-    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\n')[0].trim();
-  } catch {
-    return 'unknown';
-  }
-}
-
+// The shared machine description, plus the engine, gVisor and kernel this benchmark depends on.
 function describeMachine(dockerVersion) {
-  const cpus = os.cpus();
-  return {
-    cpu: cpus.length ? cpus[0].model : 'unknown',
-    cores: cpus.length,
-    node: process.version,
-    docker: dockerVersion,
-    runsc: firstLine('runsc', ['--version']),
-    kernel: os.release(),
-  };
+  return { ...describeBenchMachine(), docker: dockerVersion, runsc: runscVersion(), kernel: os.release() };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,13 +8,12 @@
 //   node bench/seed-table.js [-n 50] [--fixture DIR] [--html FILE] [--json FILE] [--base-image IMAGE]
 //
 // Needs a Docker engine with runsc: run .ci/docker-up.sh first.
-const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { run } = require('../lib/cli.js');
-const { requireDocker } = require('../lib/bench/docker.js');
+const { requireDocker, runscVersion } = require('../lib/bench/docker.js');
 const { generateFixture } = require('../lib/fixtures/generate.js');
 const { writeFileAtomic } = require('../lib/write-atomic.js');
 
@@ -25,14 +24,6 @@ const FIXTURE = { modules: 1000, seed: 42 };
 function collector() {
   let text = '';
   return { write(chunk) { text += chunk; return true; }, get text() { return text; }, isTTY: false };
-}
-
-function versionOf(command, args) {
-  try {
-    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 }).trim().split('\n')[0];
-  } catch {
-    return 'unknown';
-  }
 }
 
 function ms(value) {
@@ -105,7 +96,7 @@ async function main(argv = process.argv.slice(2)) {
     if (code !== 0 && code !== 130) return code;
     const result = JSON.parse(stdout.text);
     if (values.json) writeFileAtomic(path.resolve(values.json), JSON.stringify(result, null, 2) + '\n');
-    process.stdout.write(renderSeedTable(result, { docker: docker.version, runsc: versionOf('runsc', ['--version']) },
+    process.stdout.write(renderSeedTable(result, { docker: docker.version, runsc: runscVersion() },
       values.fixture && fixture));
     return code;
   } finally {

@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { CommandError, UsageError } = require('../errors.js');
+const { findPackageDir } = require('../bundle/runtime-modules.js');
 
 const SETUP_HINT = 'run .ci/docker-up.sh';
 const RUNTIMES = ['runc', 'runsc'];
@@ -75,20 +76,6 @@ async function requireDocker() {
     throw new CommandError(`the Docker engine has no runsc (gVisor) runtime: ${SETUP_HINT}`, { code: 'DOCKER_NO_RUNSC' });
   }
   return { version: v.stdout.trim(), runtimes };
-}
-
-/**
- * True when a Docker engine answers with the runsc runtime registered.
- * @returns {Promise<boolean>}
- */
-async function dockerAvailable() {
-  try {
-    await requireDocker();
-    return true;
-  } catch (err) {
-    if (err instanceof CommandError) return false;
-    throw err;
-  }
 }
 
 /**
@@ -218,17 +205,6 @@ function readManifest(dir) {
   return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
 }
 
-/** Node's lookup: <dir>/node_modules/<name> for dir and each parent not itself a node_modules. */
-function findPackage(name, fromDir) {
-  for (let dir = fromDir; ; dir = path.dirname(dir)) {
-    if (path.basename(dir) !== 'node_modules') {
-      const candidate = path.join(dir, 'node_modules', name);
-      if (fs.existsSync(path.join(candidate, 'package.json'))) return fs.realpathSync(candidate);
-    }
-    if (path.dirname(dir) === dir) return null;
-  }
-}
-
 /**
  * The packages `roots` need at run time, found as Node would from `fromDir`: dependencies, plus
  * optional and peer dependencies when installed. Returns the package directories to copy, each
@@ -240,7 +216,7 @@ function packageClosure(roots, fromDir, requiredBy) {
   const queue = roots.map((name) => ({ name, from: fromDir, optional: false, by: requiredBy }));
   while (queue.length) {
     const { name, from, optional, by } = queue.shift();
-    const dir = findPackage(name, from);
+    const dir = findPackageDir(name, from);
     if (!dir) {
       if (optional) continue;
       throw new CommandError(`cannot find package ${name} (needed by ${by}) from ${fromDir}: install it first`,
@@ -333,9 +309,36 @@ function assembleContext({ app, into, nodeModules, packages, coldstart = true })
   return { dir, packages: summary(appPackages), coldstartPackages: summary(coldstartPackages) };
 }
 
+/** The first line of `runsc --version` (gVisor's build), or 'unknown'. */
+function runscVersion() {
+  try {
+    const { execFileSync } = require('node:child_process');
+    return execFileSync('runsc', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 })
+      .trim().split('\n')[0];
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * Removes images (errors ignored: nothing to clean is fine).
+ * @param {string[]} tags
+ */
+async function removeImages(tags) {
+  if (!tags.length) return;
+  try {
+    await docker(['image', 'rm', '--force', ...tags]);
+  } catch {
+    // no CLI: nothing was built either
+  }
+}
+
 module.exports = {
-  dockerAvailable,
+  docker,
+  dockerBinary,
   requireDocker,
+  removeImages,
+  runscVersion,
   buildImage,
   runContainer,
   stopAllContainers,

@@ -3,7 +3,6 @@
 // the app by the preloaded timing hook, and outside from spawn), or a container under runc or
 // runsc (timed from `docker run` to the app's listening line). Samples of all series are
 // interleaved, one of each per round, so slow drifts of a shared machine hit every series alike.
-const { execFile } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -197,19 +196,6 @@ async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, 
 // ---------------------------------------------------------------------------------------------
 // Images for the container series
 
-function dockerBinary() {
-  if (process.env.COLDSTART_DOCKER) return process.env.COLDSTART_DOCKER;
-  return fs.existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
-}
-
-function dockerCli(args) {
-  return new Promise((resolve) => {
-    execFile(dockerBinary(), args, { timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ ok: !err, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
-
 /** The Dockerfile of a bench image: the base image's node, the app copied to /app. */
 const BENCH_DOCKERFILE = [
   '# Written by coldstart bench: the app as it is, on the given base image.',
@@ -230,9 +216,9 @@ let imageSequence = 0;
  * @throws {CommandError} when the base image is missing or the build fails
  */
 async function buildBenchImage({ context, baseImage, onOutput }) {
-  const { buildImage } = require('./docker.js');
-  const base = await dockerCli(['image', 'inspect', '--format', '{{.Id}}', baseImage]);
-  if (!base.ok) {
+  const { buildImage, docker } = require('./docker.js');
+  const base = await docker(['image', 'inspect', '--format', '{{.Id}}', baseImage]);
+  if (base.code !== 0) {
     const hint = /^coldstart-node/.test(baseImage) ? 'run .ci/docker-up.sh, which builds it'
       : 'no image can be pulled here: build or load it first, or use --base-image coldstart-node:local';
     throw new CommandError(`base image ${baseImage} is not in the Docker engine: ${hint}`, { code: 'DOCKER_BASE_MISSING' });
@@ -246,14 +232,6 @@ async function buildBenchImage({ context, baseImage, onOutput }) {
   } finally {
     fs.rmSync(dockerfile, { force: true });
   }
-}
-
-/**
- * Removes images built by buildBenchImage (errors ignored: nothing to clean is fine).
- * @param {string[]} tags
- */
-async function removeImages(tags) {
-  if (tags.length) await dockerCli(['image', 'rm', '--force', ...tags]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -278,4 +256,4 @@ function describeMachine() {
   };
 }
 
-module.exports = { runBench, buildBenchImage, removeImages, describeMachine, BENCH_DOCKERFILE };
+module.exports = { runBench, buildBenchImage, describeMachine };

@@ -333,7 +333,7 @@ module.exports = {
       }
     } finally {
       traps.dispose();
-      if (images.length) await runner.removeImages(images);
+      await require('../bench/docker.js').removeImages(images);
       fs.rmSync(scratch, { recursive: true, force: true });
     }
 

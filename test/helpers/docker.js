@@ -2,12 +2,10 @@
 // What the Docker tests share: skip loudly (or fail, in CI) without an engine, one build context
 // for fixtures/docker-app, each image built once per test process, and cleanup afterwards.
 const assert = require('node:assert/strict');
-const { execFile } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { promisify } = require('node:util');
-const { requireDocker, buildImage, assembleContext, stopAllContainers } = require('../../lib/bench/docker.js');
+const { requireDocker, buildImage, assembleContext, stopAllContainers, removeImages } = require('../../lib/bench/docker.js');
 const { CommandError } = require('../../lib/errors.js');
 
 const REPO = path.resolve(__dirname, '..', '..');
@@ -95,10 +93,7 @@ async function cleanup() {
     const built = await pending.catch(() => null);
     if (built) tags.push(built.tag);
   }
-  if (tags.length) {
-    await promisify(execFile)(process.env.COLDSTART_DOCKER || '/usr/bin/docker', ['image', 'rm', '--force', ...tags])
-      .catch(() => {});
-  }
+  await removeImages(tags);
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
   workDir = null;
   context = null;
