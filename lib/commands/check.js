@@ -125,11 +125,8 @@ async function measure({ argv, ctx, until, timeoutMs, runs }) {
 }
 
 function renderCheck({ measured, verdict, diff, ctx, shownBaseline, updated, renderDiff }) {
-  const { ms, size } = require('../report/terminal.js');
-  const color = (a, b) => (s) => (ctx.color ? `\u001b[${a}m${s}\u001b[${b}m` : s);
-  const bold = color(1, 22);
-  const red = color(31, 39);
-  const green = color(32, 39);
+  const { ms, size, palette, count } = require('../report/terminal.js');
+  const { bold, red, green } = palette(ctx.color);
   const { report, sorted } = measured;
   const spread = sorted.length > 1 ? ` (${ms(sorted[0])} to ${ms(sorted[sorted.length - 1])})` : '';
   const lines = [
@@ -152,4 +149,3 @@ function renderCheck({ measured, verdict, diff, ctx, shownBaseline, updated, ren
   return lines.join('\n') + '\n';
 }
 
-const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;

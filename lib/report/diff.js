@@ -1,9 +1,9 @@
 'use strict';
 // Two report.json documents compared: the headline figures, the packages that appear or vanish
 // at startup, and what moved most. Pure: reports in, plain data or a string out.
-const { ms, size } = require('./terminal.js');
+const { ms, size, palette, table, shorten, count } = require('./terminal.js');
 
-const CATEGORIES = ['resolve', 'read', 'compile', 'execute', 'gc', 'idle', 'other'];
+const { CATEGORIES } = require('../analyze/cpuprofile-categories.js');
 
 const round = (n) => Math.round(n * 100) / 100;
 
@@ -88,26 +88,8 @@ const fmtBytes = (n) => (n == null ? '–' : size(n));
 // Sign in front of the magnitude: '+1.2 kB', '-30 ms'.
 const signed = (n, fmt) => (n == null ? '–' : n > 0 ? `+${fmt(n)}` : n < 0 ? `-${fmt(-n)}` : '±0');
 const fmtCount = (n) => (n == null ? '–' : String(n));
-const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
-
-function palette(color) {
-  const wrap = (a, b) => (s) => (color ? `\u001b[${a}m${s}\u001b[${b}m` : String(s));
-  return { bold: wrap(1, 22), dim: wrap(2, 22), red: wrap(31, 39), green: wrap(32, 39) };
-}
-
-/** Left/right aligned columns; widths measured before colouring. */
-function table(rows, align, paint = () => (s) => s) {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  return rows.map((r, y) => '  ' + r.map((cell, i) => {
-    const s = String(cell);
-    const padded = align[i] === 'r' ? s.padStart(widths[i]) : s.padEnd(widths[i]);
-    return paint(y, i, s)(padded);
-  }).join('  ').trimEnd()).join('\n');
-}
-
-function shorten(file, max = 56) {
-  return file.length <= max ? file : '…' + file.slice(file.length - max + 1);
-}
+// Module paths in a diff get a little less room: four columns share the line.
+const shortFile = (file) => shorten(file, 56);
 
 /**
  * The terminal form of a diff.
@@ -163,7 +145,7 @@ function renderDiff(diff, opts = {}) {
   if (diff.moduleMovers.length) {
     lines.push('', c.bold('Biggest movers: modules') + c.dim(' (self time)'));
     lines.push(table([['module', 'before', 'after', 'change'],
-      ...diff.moduleMovers.map((m) => [shorten(m.file) + mark(m), fmtMs(m.before), fmtMs(m.after), signed(m.delta, fmtMs)])],
+      ...diff.moduleMovers.map((m) => [shortFile(m.file) + mark(m), fmtMs(m.before), fmtMs(m.after), signed(m.delta, fmtMs)])],
     ['l', 'r', 'r', 'r'], (y, i) => (y === 0 ? c.dim : i === 3 ? tone(diff.moduleMovers[y - 1].delta) : (s) => s)));
   }
   if (diff.modulesAdded || diff.modulesRemoved) {

@@ -2,26 +2,34 @@
 // The terminal summary of a profile. Reads only the report; returns a string.
 const { headline } = require('../analyze/startup-report.js');
 const { formatBytes } = require('../format-bytes.js');
+const { CATEGORIES } = require('../analyze/cpuprofile-categories.js');
 
 const ms = (n) => (n == null ? '-' : n >= 100 ? `${Math.round(n)} ms` : `${n.toFixed(1)} ms`);
 const size = formatBytes;
 
+/** ANSI styles, or plain strings when color is off. */
 function palette(color) {
   const wrap = (a, b) => (s) => (color ? `\u001b[${a}m${s}\u001b[${b}m` : String(s));
-  return { bold: wrap(1, 22), dim: wrap(2, 22), cyan: wrap(36, 39), yellow: wrap(33, 39), red: wrap(31, 39) };
+  return {
+    bold: wrap(1, 22), dim: wrap(2, 22), cyan: wrap(36, 39), yellow: wrap(33, 39), red: wrap(31, 39), green: wrap(32, 39),
+  };
 }
 
-function table(rows, align) {
+/** Left/right aligned columns; widths measured before `paint(row, column, text)` colours a cell. */
+function table(rows, align, paint = () => (s) => s) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  return rows.map((r) => '  ' + r.map((cell, i) => {
+  return rows.map((r, y) => '  ' + r.map((cell, i) => {
     const s = String(cell);
-    return align[i] === 'r' ? s.padStart(widths[i]) : s.padEnd(widths[i]);
+    const padded = align[i] === 'r' ? s.padStart(widths[i]) : s.padEnd(widths[i]);
+    return paint(y, i, s)(padded);
   }).join('  ').trimEnd()).join('\n');
 }
 
 function shorten(file, max = 60) {
   return file.length <= max ? file : '…' + file.slice(file.length - max + 1);
 }
+
+const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /**
  * @param {object} report report.json content
@@ -39,9 +47,8 @@ function renderProfileSummary(report, opts = {}) {
   lines.push(`  root ${report.root}   node ${report.node}`);
 
   if (report.categories) {
-    const cat = report.categories.categories || report.categories;
-    const order = ['resolve', 'read', 'compile', 'execute', 'gc', 'idle', 'other'];
-    const parts = order.filter((k) => cat[k] != null).map((k) => `${k} ${ms(cat[k])}`);
+    const cat = report.categories;
+    const parts = CATEGORIES.filter((k) => cat[k] != null).map((k) => `${k} ${ms(cat[k])}`);
     lines.push('', c.bold('Time by category') + c.dim(' (from the CPU profile)'), '  ' + parts.join('  ·  '));
   }
 
@@ -76,4 +83,4 @@ function renderProfileSummary(report, opts = {}) {
   return lines.join('\n') + '\n';
 }
 
-module.exports = { renderProfileSummary, size, ms };
+module.exports = { renderProfileSummary, size, ms, palette, table, shorten, count };
