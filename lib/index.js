@@ -18,9 +18,7 @@ function capture(options, events) {
 async function profile(options) {
   const result = await capture({ profile: true, ...options });
   const { buildReport } = require('./analyze/startup-report.js');
-  const { categorize } = require('./analyze/cpuprofile-categories.js');
-  const categories = result.profile ? (({ totalMs, categories: c }) => ({ totalMs, ...c }))(categorize(result.profile)) : null;
-  return { report: buildReport(result, { categories }), profile: result.profile, result };
+  return { report: buildReport(result), profile: result.profile, result };
 }
 
 /**

@@ -5,11 +5,19 @@ const { packageTotals, topModules } = require('./require-tree.js');
 const { relativeInside } = require('../capture/module-records.js');
 
 const SCHEMA_VERSION = 1;
+
+// Time by category, flat ({ totalMs, resolve, read, ... }); null without a profile.
+function categoriesOf(profile) {
+  if (!profile) return null;
+  const { categorize } = require('./cpuprofile-categories.js');
+  const { totalMs, categories } = categorize(profile);
+  return { totalMs, ...categories };
+}
 const round = (n) => (n == null ? n : Math.round(n * 100) / 100);
 
 /**
- * @param {object} result CaptureResult
- * @param {{ categories?: object, artifacts?: object }} [extra]
+ * @param {object} result CaptureResult (its CPU profile, when it has one, gives the categories)
+ * @param {{ artifacts?: object }} [extra]
  */
 function buildReport(result, extra = {}) {
   const show = (file) => (file && relativeInside(result.root, file)) || file;
@@ -42,7 +50,7 @@ function buildReport(result, extra = {}) {
     bytes,
     filesByVia: countBy(result.files, 'via'),
     outsideRoot: result.outsideRoot,
-    categories: extra.categories || null,
+    categories: categoriesOf(result.profile),
     packages: packageTotals(modules),
     modules,
     builtins: result.builtins || [],

@@ -6,7 +6,7 @@ const path = require('path');
 const { UsageError, CommandError } = require('../errors.js');
 const { parseUntil, parseDuration, parseCount } = require('../options.js');
 const { captureOptions, ensureWritableDir } = require('./profile.js');
-const { readReport } = require('./diff.js');
+const { readReport } = require('../report/read-report.js');
 
 module.exports = {
   command: 'check [command..]',

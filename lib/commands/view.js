@@ -56,7 +56,8 @@ function resolveTarget(argv, cwd) {
   if (stat.isDirectory()) return findInDir(file, argv.report, cwd);
   const ext = path.extname(file).toLowerCase();
   if (ext === '.html' || ext === '.htm') return { kind: 'report', html: file };
-  if (ext === '.json' && looksLikeReport(file)) return { kind: 'report', html: renderFromJson(file, cwd) };
+  const doc = ext === '.json' ? parsedReport(file) : null;
+  if (doc) return { kind: 'report', html: renderFromJson(file, cwd, doc) };
   if (argv.report) throw new UsageError(`--report opens report.html or report.json, not ${argv.file}`);
   return { kind: 'profile', profile: file };
 }
@@ -85,21 +86,22 @@ function findInDir(dir, report, cwd) {
   return { kind: 'profile', profile: newest.full };
 }
 
-function looksLikeReport(file) {
+/** The parsed document when the file looks like a report, else null. */
+function parsedReport(file) {
   try {
     const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
-    return Boolean(doc && Array.isArray(doc.modules) && Array.isArray(doc.packages));
+    return doc && Array.isArray(doc.modules) && Array.isArray(doc.packages) ? doc : null;
   } catch {
-    return false; // not a report: maybe a profile or trace speedscope reads
+    return null; // not a report: maybe a profile or trace speedscope reads
   }
 }
 
 /** Re-renders the HTML of a saved report (report.json -> report.html, baseline.json -> baseline.html). */
-function renderFromJson(json, cwd) {
-  const { readReport } = require('./diff.js');
+function renderFromJson(json, cwd, parsed = null) {
+  const { readReport, checkedReport } = require('../report/read-report.js');
   const { renderReportHtml } = require('../report/html.js');
   const { writeFileAtomic } = require('../write-atomic.js');
-  const report = readReport(json, cwd);
+  const report = parsed ? checkedReport(parsed, json) : readReport(json, cwd);
   const html = path.join(path.dirname(json), `${path.basename(json, path.extname(json))}.html`);
   try {
     writeFileAtomic(html, renderReportHtml(report));

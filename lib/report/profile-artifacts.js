@@ -5,13 +5,6 @@ const path = require('path');
 const { writeFileAtomic } = require('../write-atomic.js');
 const { buildReport } = require('../analyze/startup-report.js');
 
-function categoriesOf(profile) {
-  if (!profile) return null;
-  const { categorize } = require('../analyze/cpuprofile-categories.js');
-  const { totalMs, categories } = categorize(profile);
-  return { totalMs, ...categories };
-}
-
 /**
  * @param {object} result CaptureResult
  * @param {string} outDir
@@ -30,7 +23,6 @@ function writeProfileArtifacts(result, outDir, cwd) {
   artifacts.report = path.join(outDir, 'report.json');
   artifacts.html = path.join(outDir, 'report.html');
   const report = buildReport(result, {
-    categories: categoriesOf(result.profile),
     artifacts: Object.fromEntries(Object.entries(artifacts).map(([k, v]) => [k, shown(v)])),
   });
   writeFileAtomic(artifacts.report, JSON.stringify(report, null, 2) + '\n');
