@@ -6,6 +6,7 @@ const { builtinModules } = require('module');
 const { parseUntil, parseDuration, parseCount } = require('../options.js');
 const { UsageError, CommandError } = require('../errors.js');
 const { captureOptions } = require('./profile.js');
+const { shellWord } = require('../shell-words.js');
 
 const NAME = /^(@[a-z0-9][\w.~-]*\/)?[a-z0-9][\w.~-]*$/i;
 
@@ -110,6 +111,3 @@ function renderBundleSummary(s, ctx) {
   return lines.join('\n') + '\n';
 }
 
-function shellWord(w) {
-  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`;
-}

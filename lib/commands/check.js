@@ -4,8 +4,8 @@
 const fs = require('fs');
 const path = require('path');
 const { UsageError, CommandError } = require('../errors.js');
-const { parseUntil, parseDuration, parseCount } = require('../options.js');
-const { captureOptions, ensureWritableDir } = require('./profile.js');
+const { parseDuration, parseCount } = require('../options.js');
+const { captureOptions, captureOptionsFromArgv, ensureWritableDir } = require('./profile.js');
 const { readReport } = require('../report/read-report.js');
 
 module.exports = {
@@ -27,8 +27,8 @@ module.exports = {
     const budgetMs = argv.budget != null ? parseDuration(argv.budget, '--budget') : null;
     const maxModules = argv.maxModules != null ? parseCount(argv.maxModules, '--max-modules', 1) : null;
     const tolerance = parseTolerance(argv.tolerance);
-    const until = parseUntil(argv.until);
-    const timeoutMs = parseDuration(argv.timeout, '--timeout');
+    // The app's own output is not shown: the runs are measurements.
+    const runOptions = { ...captureOptionsFromArgv(argv, ctx), stdout: undefined, stderr: undefined, profile: false };
     if (!argv.appCommand.length) throw new UsageError('missing app command: put it after --, e.g. coldstart check --budget 800ms -- node server.js');
 
     const baselineArg = argv.baseline || path.join(argv.out || '.coldstart', 'baseline.json');
@@ -48,7 +48,7 @@ module.exports = {
     }
     if (argv.updateBaseline) ensureWritableDir(path.dirname(baselineFile));
 
-    const measured = await measure({ argv, ctx, until, timeoutMs, runs });
+    const measured = await measure({ argv, ctx, runOptions, runs });
     const verdict = evaluateBudget(
       { readyMs: measured.report.readyAt, modules: measured.report.modules.length },
       { budgetMs, maxModules, tolerance, baseline: baseline && !argv.updateBaseline ? { readyMs: baseline.readyAt } : null },
@@ -87,12 +87,11 @@ module.exports = {
  * One run with module records (which also warms the disk cache), then `runs` timed runs with
  * nothing but the ready moment measured: their median is the figure compared.
  */
-async function measure({ argv, ctx, until, timeoutMs, runs }) {
+async function measure({ argv, ctx, runOptions: common, runs }) {
   const { capture } = require('../capture/capture.js');
   const { buildReport } = require('../analyze/startup-report.js');
   const { percentile } = require('../bench/stats.js');
   const { trapInterrupts } = require('../interrupt.js');
-  const common = { command: argv.appCommand, cwd: ctx.cwd, env: ctx.env, until, timeoutMs, root: argv.root, esm: argv.esm, profile: false };
   const showProgress = ctx.stderr.isTTY && !argv.quiet;
   const progress = (text) => showProgress && ctx.stderr.write(`\r\u001b[2Kcoldstart check: ${text}`);
   const traps = trapInterrupts();

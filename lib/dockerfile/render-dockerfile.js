@@ -2,6 +2,8 @@
 // A project description (detect-project.js) -> the text of a multi-stage Dockerfile: an optional
 // build stage, a pack stage that archives the startup files, a final stage that runs the app
 // through `coldstart start`. Same stages as dockerfile-snippets/, with the entry filled in.
+const { shellWord } = require('../shell-words.js');
+
 const COLDSTART_BIN = 'node_modules/coldstart/bin/coldstart.js';
 
 const INSTALL = {
@@ -11,9 +13,6 @@ const INSTALL = {
 };
 
 /** Quotes a word for a shell-form RUN line only when it needs it. */
-function shellWord(word) {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
-}
 
 function installLines(description) {
   const { name, lockfile } = description.packageManager;

@@ -2,6 +2,8 @@
 // report.html: one self-contained page (no network, opens from disk) that shows where the time
 // to ready went. The figures and tables are rendered here, so they read without scripts; the
 // timeline and the require tree are drawn in the page from the embedded report. Pure.
+const { shellLine } = require('../shell-words.js');
+const { ms, size } = require('./terminal.js');
 
 const CATEGORY_ORDER = ['resolve', 'read', 'compile', 'execute', 'gc', 'other', 'idle'];
 const CATEGORY_LABELS = {
@@ -34,19 +36,11 @@ const APP_PACKAGE = '(app)';
 
 const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
-const fmtMs = (n) => (n == null || !Number.isFinite(n) ? '–' : n >= 100 ? `${Math.round(n)} ms` : `${n.toFixed(1)} ms`);
-
-function fmtBytes(bytes) {
-  if (!Number.isFinite(bytes)) return '–';
-  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
-  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
-  return `${bytes} B`;
-}
+// The terminal's formats, with a dash for a figure the report does not have.
+const fmtMs = (n) => (Number.isFinite(n) ? ms(n) : '–');
+const fmtBytes = (n) => (Number.isFinite(n) ? size(n) : '–');
 
 /** The command as a person would type it in a POSIX shell. */
-function shellQuote(args) {
-  return (args || []).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${String(a).replace(/'/g, `'\\''`)}'`)).join(' ');
-}
 
 function hashHue(name) {
   let h = 0;
@@ -150,7 +144,7 @@ ${rows}
 
 function renderDetails(report) {
   const rows = [
-    ['command', shellQuote(report.command)],
+    ['command', shellLine(report.command)],
     ['node', report.node],
     ['ready moment', `${momentOf(report.until)}${report.partial ? ' (partial: interrupted)' : ''}`],
     ['time to ready', fmtMs(report.readyAt)],
@@ -200,7 +194,7 @@ function renderReportHtml(report) {
       startMs: m.startMs, resolveMs: m.resolveMs, selfMs: m.selfMs, inclusiveMs: m.inclusiveMs,
     })),
   };
-  const title = `coldstart: ${shellQuote(report.command)}`;
+  const title = `coldstart: ${shellLine(report.command)}`;
   const outside = (report.outsideRoot || []).length;
   return `<!doctype html>
 <html lang="en">
@@ -215,7 +209,7 @@ function renderReportHtml(report) {
 <body>
 <header class="card head">
   <div class="brand">coldstart <span>startup report</span>${report.partial ? ' <em class="badge">partial: interrupted</em>' : ''}</div>
-  <h1><code id="command">${esc(shellQuote(report.command))}</code></h1>
+  <h1><code id="command">${esc(shellLine(report.command))}</code></h1>
   <div class="meta">node <b id="node-version">${esc(report.node)}</b> · root <code>${esc(report.root)}</code> · pid ${esc(report.pid)}</div>
   <div class="stats">
     ${stat(`time to ready (${momentOf(report.until)})`, fmtMs(report.readyAt), report.attachMs != null ? `excludes a ${fmtMs(report.attachMs)} profiler pause` : '')}
