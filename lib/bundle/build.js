@@ -3,7 +3,7 @@
 // itself: which packages ended up inside, which externals the bundle requires, and which
 // requires ncc could not resolve (they throw when they run).
 const path = require('path');
-const { packageOf } = require('../capture/module-records.js');
+const { packageOf, packageName } = require('../capture/module-records.js');
 const { CommandError } = require('../errors.js');
 
 const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -80,8 +80,7 @@ async function buildBundle({ entry, root, externals }) {
       if (pkg === '(app)') appFiles.add(m.resource);
       else bundled.add(pkg);
     } else if (m.externalType && typeof m.request === 'string') {
-      const parts = m.request.split('/');
-      const name = parts[0].startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+      const name = packageName(m.request);
       if (externals.includes(name)) referenced.add(name);
     }
   }

@@ -9,7 +9,7 @@ const { builtinModules } = require('module');
 const { CommandError, UsageError } = require('../errors.js');
 const { capture } = require('../capture/capture.js');
 const { nodeOptionsWithPreload } = require('../capture/launch.js');
-const { relativeInside, displayPath } = require('../capture/module-records.js');
+const { relativeInside, displayPath, packageName } = require('../capture/module-records.js');
 const { parseAppCommand, bundleCommand } = require('./app-command.js');
 const { startupPackages } = require('./startup-packages.js');
 const { decideExternals, completeExternals, hookTarget } = require('./externals.js');
@@ -145,8 +145,7 @@ async function bundleApp(opts) {
     for (const name of preloadPackages) addRoot(name, [...preloadDirs, cwd, root]);
     for (const file of unbundled) {
       for (const m of readText(file).matchAll(BARE_REQUIRE)) {
-        const parts = m[2].split('/');
-        const name = parts[0].startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+        const name = packageName(m[2]);
         if (!builtins.has(name) && !name.startsWith('node:')) addRoot(name, [path.dirname(file)]);
       }
     }

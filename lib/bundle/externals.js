@@ -4,7 +4,7 @@
 // hold native addons, and moves files that packages read relative to themselves (ncc #1036).
 // Pure: facts from the capture and the package manifests in, decisions out.
 const path = require('path');
-const { packageOf, displayPath } = require('../capture/module-records.js');
+const { packageOf, packageName, displayPath } = require('../capture/module-records.js');
 
 const HOOK_LIBRARIES = ['require-in-the-middle', 'import-in-the-middle'];
 
@@ -16,8 +16,7 @@ function hookTarget(name, builtins) {
     const pkg = packageOf(name);
     return pkg === '(app)' ? null : { package: pkg };
   }
-  const parts = bare.split('/');
-  return { package: parts[0].startsWith('@') && parts.length > 1 ? `${parts[0]}/${parts[1]}` : parts[0] };
+  return { package: packageName(bare) };
 }
 
 /** Who asked for a hook, for people: a package name or a path inside the app. */

@@ -13,6 +13,12 @@ function packageOf(file) {
   return name;
 }
 
+/** The package a bare specifier names: 'express/lib/x' -> 'express', '@scope/pkg/x' -> '@scope/pkg'. */
+function packageName(specifier) {
+  const parts = specifier.split('/');
+  return parts[0].startsWith('@') && parts.length > 1 ? `${parts[0]}/${parts[1]}` : parts[0];
+}
+
 const round = (n) => Math.round(n * 1000) / 1000;
 
 /**
@@ -95,4 +101,4 @@ function displayPath(root, file) {
   return relativeInside(root, file) || file;
 }
 
-module.exports = { moduleRecords, packageOf, relativeInside, displayPath };
+module.exports = { moduleRecords, packageOf, packageName, relativeInside, displayPath };

@@ -104,11 +104,12 @@ function collectFiles(payload, root) {
   for (const r of payload.reads || []) add(r.path, r.via === 'addon' ? 'require' : 'fs');
   if (payload.mainFile) add(payload.mainFile, 'require');
 
-  const existsCache = new Map();
-  const exists = (p) => {
-    if (!existsCache.has(p)) existsCache.set(p, statFile(p) !== null);
-    return existsCache.get(p);
+  const stats = new Map(); // absolute path -> statFile result, each path looked at once
+  const statOnce = (p) => {
+    if (!stats.has(p)) stats.set(p, statFile(p));
+    return stats.get(p);
   };
+  const exists = (p) => statOnce(p) !== null;
   const loaded = [...found.keys()].filter((p) => found.get(p) !== 'fs');
   for (const f of loaded) for (const pj of packageJsonsFor(f, root, exists)) add(pj, 'package.json');
   for (const link of packageLinks(loaded, root)) add(link, 'symlink');
@@ -116,7 +117,7 @@ function collectFiles(payload, root) {
   const files = [];
   const outsideRoot = [];
   for (const [abs, via] of found) {
-    const st = statFile(abs);
+    const st = statOnce(abs);
     if (!st) continue; // read attempts on missing files, directories
     const rel = relativeInside(root, abs);
     if (rel === null) outsideRoot.push(abs);

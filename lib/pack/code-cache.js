@@ -21,7 +21,7 @@ const CACHE_PATH = '.coldstart/code-cache.bin';
 const RECORD_ENV = 'COLDSTART_RECORD_CODE_CACHE';
 const UNTIL_ENV = 'COLDSTART_RECORD_UNTIL';
 
-/** Compiles like the loader would; the option is experimental on Node 20: keep its warning quiet. */
+/** Compiles like the loader would. */
 function compile(source, filename, cachedData) {
   const options = {
     filename,
@@ -29,14 +29,21 @@ function compile(source, filename, cachedData) {
     cachedData,
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   };
+  return withoutLoaderWarning(() => new vm.Script(Module.wrap(source), options));
+}
+
+/**
+ * Runs fn with Node 20's one-time ExperimentalWarning about USE_MAIN_CONTEXT_DEFAULT_LOADER kept
+ * off stderr: the option is ours, so the warning would be ours, not the app's.
+ */
+function withoutLoaderWarning(fn) {
   const emitWarning = process.emitWarning;
-  process.emitWarning = function quietExperimental(warning, type) {
-    const t = typeof type === 'string' ? type : type && type.type;
-    if (t === 'ExperimentalWarning' && /USE_MAIN_CONTEXT_DEFAULT_LOADER/.test(String(warning))) return;
+  process.emitWarning = function quietLoaderWarning(warning) {
+    if (String(warning && warning.message ? warning.message : warning).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) return undefined;
     return emitWarning.apply(this, arguments);
   };
   try {
-    return new vm.Script(Module.wrap(source), options);
+    return fn();
   } finally {
     process.emitWarning = emitWarning;
   }
@@ -121,5 +128,5 @@ function runCompiled(mod, filename, script) {
 }
 
 module.exports = {
-  buildCodeCache, joinCaches, compile, runCompiled, cacheable, stripBOM, CACHE_PATH, RECORD_ENV, UNTIL_ENV,
+  buildCodeCache, joinCaches, compile, runCompiled, withoutLoaderWarning, cacheable, stripBOM, CACHE_PATH, RECORD_ENV, UNTIL_ENV,
 };

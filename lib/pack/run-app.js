@@ -54,20 +54,8 @@ function importBareFromCwd(specifier) {
     filename: path.join(process.cwd(), '[coldstart-import]'),
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
-  // Node 20 flags that option as experimental once per process; the warning would be ours, not
-  // the app's, so it is kept off the app's stderr.
-  const emitWarning = process.emitWarning;
-  process.emitWarning = function filtered(warning, ...rest) {
-    if (String(warning && warning.message ? warning.message : warning).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) {
-      return undefined;
-    }
-    return emitWarning.call(process, warning, ...rest);
-  };
-  try {
-    return script.runInThisContext();
-  } finally {
-    process.emitWarning = emitWarning;
-  }
+  const { withoutLoaderWarning } = require('./code-cache.js');
+  return withoutLoaderWarning(() => script.runInThisContext());
 }
 
 // --require as Node does it: the parent is the module 'internal/preload', which some preloads
