@@ -55,10 +55,12 @@ module.exports = {
     if (files.includes(relativeInside(root, out))) {
       throw new UsageError(`--out ${out} would overwrite a startup file`);
     }
+    let prepared = null; // the files are read once, however many archives are written
     const write = (target, codeCache) => {
-      const { writeArchive } = require('../pack/archive.js');
+      const { writeArchive, prepareArchive } = require('../pack/archive.js');
       try {
-        return writeArchive({ root, files, out: target, ...archiveEntries(index, codeCache) });
+        prepared = prepared || prepareArchive({ root, files });
+        return writeArchive({ prepared, out: target, ...archiveEntries(index, codeCache) });
       } catch (err) {
         if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'ENOTDIR' || err.code === 'EROFS') {
           throw new UsageError(`cannot write --out ${out}: ${err.code}`);

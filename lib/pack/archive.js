@@ -30,6 +30,8 @@ const END_MARKER = Buffer.alloc(2 * BLOCK);
  * @param {object} options
  * @param {string} options.root directory the paths are relative to
  * @param {string[]} options.files posix paths relative to root (sorted here again, duplicates dropped)
+ * @param {object[]} [options.prepared] what prepareArchive made of root and files, when the same
+ *   files go into more than one archive (each file is then read once)
  * @param {string} options.out archive path to write
  * @param {{path: string, data: Buffer}[]} [options.extraEntries] generated files appended after
  *   the app's files, sorted by path
@@ -40,8 +42,8 @@ const END_MARKER = Buffer.alloc(2 * BLOCK);
  *   file and symlink entries written (extra and lead entries included), bytes = the sum of their
  *   contents, generatedBytes = the part of it in extra and lead entries
  */
-function writeArchive({ root, files, out, extraEntries = [], leadEntry = null }) {
-  const ordered = encodeEntries(planEntries(path.resolve(root), files, extraEntries, leadEntry));
+function writeArchive({ root, files, prepared = prepareArchive({ root, files }), out, extraEntries = [], leadEntry = null }) {
+  const ordered = withGenerated(prepared, extraEntries, leadEntry);
   if (leadEntry) placeLead(ordered, leadEntry);
   const outPath = path.resolve(out);
   fs.mkdirSync(path.dirname(outPath), { recursive: true });
@@ -68,9 +70,17 @@ function writeArchive({ root, files, out, extraEntries = [], leadEntry = null })
   return summary;
 }
 
-// The entries in archive order: the app's files and every parent directory sorted together,
-// then the extra entries (with any parent directory not yet present).
-function planEntries(rootDir, files, extraEntries, leadEntry) {
+/**
+ * The app's files (and their parent directories) planned, read and encoded once, in archive
+ * order, for writeArchive's `prepared`.
+ * @param {{root: string, files: string[]}} options
+ */
+function prepareArchive({ root, files }) {
+  return encodeEntries(planEntries(path.resolve(root), files));
+}
+
+// The entries in archive order: the app's files and every parent directory sorted together.
+function planEntries(rootDir, files) {
   const tree = { rootDir, realRoot: fs.realpathSync(rootDir), realDirs: new Map(), lstats: new Map() };
   const entries = new Map();
   const work = files.map((file) => checkRelative(file, 'file'));
@@ -88,8 +98,14 @@ function planEntries(rootDir, files, extraEntries, leadEntry) {
       if (!entries.has(dir)) entries.set(dir, { rel: dir, kind: 'dir', mode: 0o755 });
     }
   }
-  const ordered = [...entries.values()].sort(byPath);
+  return [...entries.values()].sort(byPath);
+}
 
+// The prepared entries, then the extra entries and a placeholder for the lead (with any parent
+// directory not yet present), encoded. A new list: prepared is left as it is.
+function withGenerated(prepared, extraEntries, leadEntry) {
+  const entries = new Map(prepared.map((entry) => [entry.rel, entry]));
+  const added = [];
   const generated = leadEntry ? [...extraEntries, { path: leadEntry.path, data: Buffer.alloc(0) }] : extraEntries;
   const extras = generated
     .map((extra) => ({
@@ -106,13 +122,13 @@ function planEntries(rootDir, files, extraEntries, leadEntry) {
       if (!entries.has(dir)) {
         const entry = { rel: dir, kind: 'dir', mode: 0o755 };
         entries.set(dir, entry);
-        ordered.push(entry);
+        added.push(entry);
       }
     }
     entries.set(extra.rel, extra);
-    ordered.push(extra);
+    added.push(extra);
   }
-  return ordered;
+  return [...prepared, ...encodeEntries(added)];
 }
 
 /** Rejects absolute paths and `..` segments; returns the path without `./`, `//` or trailing `/`. */
@@ -331,4 +347,4 @@ function blockSink(fd) {
   };
 }
 
-module.exports = { writeArchive, ARCHIVE_MTIME };
+module.exports = { writeArchive, prepareArchive };
