@@ -97,4 +97,4 @@ async function run(argv, io) {
   return typeof result === 'number' ? result : 0;
 }
 
-module.exports = { run, COMMANDS };
+module.exports = { run };

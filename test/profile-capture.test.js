@@ -75,6 +75,11 @@ test('profile writes a cpuprofile, the startup file list and report.json; packag
     const afterBootstrap = report.readyAt - report.modules[0].startMs;
     assert.ok(sum >= 0.5 * afterBootstrap, `packages ${sum} ms account for most of ${afterBootstrap} ms`);
     assert.ok(report.packages.some((p) => p.name === 'express' && p.modules > 1));
+    // A package's bytes are its module files' sizes as read at startup.
+    const express = report.packages.find((p) => p.name === 'express');
+    const expressFiles = report.modules.filter((m) => m.package === 'express').map((m) => fs.statSync(path.join(dir, m.file)).size);
+    assert.strictEqual(express.bytes, expressFiles.reduce((a, b) => a + b, 0));
+    assert.ok(express.bytes > 0);
     const cats = report.categories;
     for (const k of ['resolve', 'read', 'compile', 'execute', 'other']) assert.ok(typeof cats[k] === 'number', k);
     // The summary tells where things are and how to open them.

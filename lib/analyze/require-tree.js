@@ -8,10 +8,12 @@ const round = (n) => Math.round(n * 100) / 100;
  * packages partition the module-loading time (they add up to no more than readyAt).
  * `inclusiveMs` is the same partition (time in the package's own files, its
  * dependencies excluded) kept under the name the report schema uses; `loadMs`
- * is the wall time of loading the package from outside, dependencies included.
+ * is the wall time of loading the package from outside, dependencies included; `bytes` sums
+ * the sizes of its module files.
  * @param {Array<object>} modules CaptureResult.modules
+ * @param {Map<string, number>} [fileBytes] size of each file, keyed like the modules' `file`
  */
-function packageTotals(modules) {
+function packageTotals(modules, fileBytes = new Map()) {
   const byName = new Map();
   const byFile = new Map(modules.map((m) => [m.file, m]));
   for (const m of modules) {
@@ -19,6 +21,7 @@ function packageTotals(modules) {
     if (!p) byName.set(m.package, (p = { name: m.package, modules: 0, selfMs: 0, inclusiveMs: 0, loadMs: 0, bytes: 0 }));
     p.modules += 1;
     p.selfMs += m.selfMs;
+    p.bytes += fileBytes.get(m.file) || 0;
     const parent = m.parent && byFile.get(m.parent);
     // An entry into the package from another package (or the top): its wall time counts.
     if (!parent || parent.package !== m.package) p.loadMs += m.inclusiveMs;
@@ -32,23 +35,9 @@ function packageTotals(modules) {
   return out.sort((a, b) => b.inclusiveMs - a.inclusiveMs || a.name.localeCompare(b.name));
 }
 
-/** The require tree: each module under the module that first loaded it. */
-function requireTree(modules) {
-  const nodes = new Map(modules.map((m) => [m.file, { ...m, children: [] }]));
-  const roots = [];
-  for (const node of nodes.values()) {
-    const parent = node.parent && nodes.get(node.parent);
-    if (parent && parent !== node) parent.children.push(node);
-    else roots.push(node);
-  }
-  const byStart = (a, b) => a.startMs - b.startMs;
-  for (const node of nodes.values()) node.children.sort(byStart);
-  return roots.sort(byStart);
-}
-
 /** Top N modules by a field ('inclusiveMs' | 'selfMs'). */
 function topModules(modules, field, n = 10) {
   return [...modules].sort((a, b) => b[field] - a[field] || a.file.localeCompare(b.file)).slice(0, n);
 }
 
-module.exports = { packageTotals, requireTree, topModules };
+module.exports = { packageTotals, topModules };

@@ -51,7 +51,7 @@ function buildReport(result, extra = {}) {
     filesByVia: countBy(result.files, 'via'),
     outsideRoot: result.outsideRoot,
     categories: categoriesOf(result.profile),
-    packages: packageTotals(modules),
+    packages: packageTotals(modules, new Map(result.files.map((f) => [f.path, f.bytes]))),
     modules,
     builtins: result.builtins || [],
     artifacts: extra.artifacts || {},
@@ -73,4 +73,4 @@ function headline(report, n = 5) {
   };
 }
 
-module.exports = { buildReport, headline, SCHEMA_VERSION };
+module.exports = { buildReport, headline };

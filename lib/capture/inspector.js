@@ -24,8 +24,7 @@ async function connectWithRetry(url, attempts = 20) {
 /**
  * Attaches to a process paused in the agent, starts the profiler, and lets it run.
  * @param {{url: string, pid: number}} announce what the agent wrote to the channel
- * @param {{profile: boolean, interval: number, onReady: (session, payload) => void,
- *          onClose?: (session) => void}} options
+ * @param {{profile: boolean, interval: number, onReady: (session, payload) => void}} options
  */
 async function attach(announce, options) {
   const client = await connectWithRetry(announce.url);
@@ -72,7 +71,6 @@ async function attach(announce, options) {
 
   client.on('disconnect', () => {
     session.closed = true;
-    if (options.onClose) options.onClose(session);
   });
   client.on('Runtime.bindingCalled', (event) => {
     if (event.name !== READY_BINDING) return;
@@ -90,7 +88,6 @@ async function attach(announce, options) {
     }
     if (payload.reason === 'exited') {
       // The process is ending before its ready moment; Node holds it until we detach.
-      session.exitCode = payload.exitCode;
       session.close();
       return;
     }
@@ -108,7 +105,7 @@ async function attach(announce, options) {
   }
   steps.push(client.Runtime.addBinding({ name: READY_BINDING }));
   await Promise.all(steps);
-  await session.resume(options.resumeMs || 30000);
+  await session.resume(30000);
   return session;
 }
 

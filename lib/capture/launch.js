@@ -118,4 +118,4 @@ function launch(opts) {
   return { child, done, stderrTail: () => tail.slice(), kill };
 }
 
-module.exports = { launch, nodeOptionsWithPreload, AGENT };
+module.exports = { launch, nodeOptionsWithPreload };
