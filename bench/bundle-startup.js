@@ -18,6 +18,7 @@ const { describeMachine } = require('../lib/bench/runner.js');
 const { size } = require('../lib/report/terminal.js');
 const { writeFileAtomic } = require('../lib/write-atomic.js');
 const { run: runCli } = require('../lib/cli.js');
+const { parseCount } = require('../lib/options.js');
 const { copyFixture } = require('../test/helpers/app.js');
 
 function sink() {
@@ -88,12 +89,8 @@ async function main(argv = process.argv.slice(2)) {
       json: { type: 'string' },
     },
   });
-  const runs = Number(values.runs);
-  const modules = Number(values.modules);
-  if (!(Number.isInteger(runs) && runs >= 1 && Number.isInteger(modules) && modules >= 1)) {
-    process.stderr.write('bundle-startup: -n and --modules take whole numbers >= 1\n');
-    return 2;
-  }
+  const runs = parseCount(values.runs, '-n');
+  const modules = parseCount(values.modules, '--modules');
   const progress = (line) => { if (process.stderr.isTTY) process.stderr.write(`\r${line}\x1b[K`); };
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-bundle-bench-'));
   const dirs = [scratch];
@@ -130,11 +127,6 @@ async function main(argv = process.argv.slice(2)) {
   }
 }
 
-if (require.main === module) {
-  main().then((code) => { process.exitCode = code; }, (err) => {
-    process.stderr.write(`bundle-startup: ${err.stack || err}\n`);
-    process.exitCode = 1;
-  });
-}
+if (require.main === module) require('./run-as-script.js').runAsScript('bundle-startup', main);
 
 module.exports = { main, renderBundleBench };

@@ -24,6 +24,7 @@ const { describeMachine: describeBenchMachine } = require('../lib/bench/runner.j
 const { generateFixture, LISTENING_PATTERN } = require('../lib/fixtures/generate.js');
 const { readTarEntries } = require('../lib/pack/tar-reader.js');
 const { CommandError, UsageError } = require('../lib/errors.js');
+const { parseCount } = require('../lib/options.js');
 const { writeFileAtomic } = require('../lib/write-atomic.js');
 const { size } = require('../lib/report/terminal.js');
 const { treeSize } = require('../lib/tree-size.js');
@@ -548,11 +549,7 @@ function parseOptions(argv) {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  const count = (flag, min) => {
-    const value = Number(values[flag]);
-    if (!Number.isInteger(value) || value < min) throw new UsageError(`--${flag} must be a whole number >= ${min}`);
-    return value;
-  };
+  const count = (flag, min) => parseCount(values[flag], `--${flag}`, min);
   const list = (text) => text.split(',').map((s) => s.trim()).filter(Boolean);
   return {
     help: values.help,
@@ -571,10 +568,10 @@ function parseOptions(argv) {
   };
 }
 
-async function main() {
+async function main(argv = process.argv.slice(2)) {
   let options;
   try {
-    options = parseOptions(process.argv.slice(2));
+    options = parseOptions(argv);
   } catch (err) {
     process.stderr.write(`docker-startup: ${err.message}\n`);
     return 2;
@@ -607,8 +604,6 @@ async function main() {
   }
 }
 
-if (require.main === module) {
-  main().then((code) => { process.exitCode = code; });
-}
+if (require.main === module) require('./run-as-script.js').runAsScript('docker-startup', main);
 
 module.exports = { main, runBenchmark, renderMarkdown, VARIANTS, APPS, variantsFor };

@@ -19,6 +19,7 @@ const { capture } = require('../lib/capture/capture.js');
 const { generateFixture } = require('../lib/fixtures/generate.js');
 const { summarize } = require('../lib/bench/stats.js');
 const { describeMachine } = require('../lib/bench/runner.js');
+const { parseCount } = require('../lib/options.js');
 
 const TARGET_RATIO = 1.15;
 const COMMAND = ['node', 'index.js'];
@@ -73,12 +74,8 @@ async function main(argv = process.argv.slice(2)) {
     args: argv,
     options: { runs: { type: 'string', short: 'n', default: '10' }, modules: { type: 'string', default: '1000' } },
   });
-  const runs = Number(values.runs);
-  const modules = Number(values.modules);
-  if (!(Number.isInteger(runs) && runs >= 1 && Number.isInteger(modules) && modules >= 1)) {
-    process.stderr.write('profile-overhead: -n and --modules take whole numbers >= 1\n');
-    return 2;
-  }
+  const runs = parseCount(values.runs, '-n');
+  const modules = parseCount(values.modules, '--modules');
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-profile-overhead-'));
   try {
     const { dir } = await generateFixture({ dir: path.join(scratch, 'fixture'), modules, seed: 42 });
@@ -99,11 +96,6 @@ async function main(argv = process.argv.slice(2)) {
   }
 }
 
-if (require.main === module) {
-  main().then((code) => { process.exitCode = code; }, (err) => {
-    process.stderr.write(`profile-overhead: ${err.stack || err}\n`);
-    process.exitCode = 1;
-  });
-}
+if (require.main === module) require('./run-as-script.js').runAsScript('profile-overhead', main);
 
 module.exports = { main, renderOverhead };

@@ -15,16 +15,12 @@ async function main() {
   for (const [title, file, args] of STEPS) {
     process.stderr.write(`\n== ${title}: node bench/${file} ${args.join(' ')}\n`);
     const mod = require(path.join(__dirname, file));
-    const saved = process.argv;
-    process.argv = [process.argv[0], path.join(__dirname, file), ...args];
     try {
       const code = await mod.main(args);
       if (code) failed++;
     } catch (err) {
       failed++;
       process.stderr.write(`${title} failed: ${err.message}\n`);
-    } finally {
-      process.argv = saved;
     }
   }
   return failed ? 1 : 0;

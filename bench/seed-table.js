@@ -104,11 +104,6 @@ async function main(argv = process.argv.slice(2)) {
   }
 }
 
-if (require.main === module) {
-  main().then((code) => { process.exitCode = code; }, (err) => {
-    process.stderr.write(`seed-table: ${err.stack || err}\n`);
-    process.exitCode = 1;
-  });
-}
+if (require.main === module) require('./run-as-script.js').runAsScript('seed-table', main);
 
 module.exports = { main, renderSeedTable };

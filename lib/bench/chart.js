@@ -3,7 +3,7 @@
 // every sample as a dot, a box from p25 to p75, whiskers over the samples kept after the top-1%
 // strip, the stripped ones as hollow dots, and the median as a bold marker with its value.
 // Self-contained: inline SVG and CSS, no script, nothing fetched. Pure: bench result in, text out.
-const { percentile } = require('./stats.js');
+const { percentile, formatMs, STAT_COLUMNS } = require('./stats.js');
 
 const WIDTH = 960;
 const LABEL_WIDTH = 280;
@@ -16,13 +16,6 @@ const COLORS = ['#2563eb', '#dc2626', '#059669', '#d97706', '#7c3aed', '#0891b2'
 
 function escapeXml(text) {
   return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
-}
-
-function formatMs(ms) {
-  if (ms === null || ms === undefined) return '–';
-  if (ms >= 100) return String(Math.round(ms));
-  if (ms >= 10) return ms.toFixed(1);
-  return ms.toFixed(2);
 }
 
 // 1, 2, 2.5 or 5 times a power of ten: ticks people read without effort.
@@ -141,8 +134,6 @@ function renderBenchSvg(result) {
 function formatTick(ms) {
   return Number.isInteger(ms) ? String(ms) : String(Number(ms.toFixed(3)));
 }
-
-const STAT_COLUMNS = ['n', 'median', 'mean', 'stddev', 'min', 'p90', 'p95', 'p99', 'max'];
 
 function statsTable(result) {
   const head = ['series', 'time', ...STAT_COLUMNS, 'median −1%', 'stddev −1%'];

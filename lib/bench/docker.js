@@ -43,12 +43,24 @@ function docker(args, { timeoutMs = 60_000, env, onOutput } = {}) {
     const timer = setTimeout(() => { timedOut = true; child.kill('SIGTERM'); }, timeoutMs);
     child.on('error', (err) => {
       clearTimeout(timer);
-      reject(err.code === 'ENOENT'
-        ? new CommandError(`Docker is not installed (no ${dockerBinary()}): ${SETUP_HINT}`, { code: 'DOCKER_MISSING' })
-        : err);
+      reject(spawnFailure(err));
     });
     child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr, timedOut }); });
   });
+}
+
+// What the CLI prints when no engine answers on its socket.
+const DAEMON_DOWN = /Cannot connect to the Docker daemon|Is the docker daemon running/i;
+
+function engineDown() {
+  return new CommandError(`the Docker engine is not running: ${SETUP_HINT}`, { code: 'DOCKER_DOWN' });
+}
+
+// A docker CLI that could not be started: missing is the case worth its own message.
+function spawnFailure(err) {
+  return err.code === 'ENOENT'
+    ? new CommandError(`Docker is not installed (no ${dockerBinary()}): ${SETUP_HINT}`, { code: 'DOCKER_MISSING' })
+    : err;
 }
 
 function lastLines(text, n) {
@@ -100,9 +112,7 @@ async function buildImage({ context, dockerfile, tag, buildArgs = {}, target, ti
   const ms = performance.now() - started;
   const output = r.stdout + r.stderr;
   if (r.code !== 0 || r.timedOut) {
-    if (/Cannot connect to the Docker daemon|Is the docker daemon running/i.test(output)) {
-      throw new CommandError(`the Docker engine is not running: ${SETUP_HINT}`, { code: 'DOCKER_DOWN' });
-    }
+    if (DAEMON_DOWN.test(output)) throw engineDown();
     const why = r.timedOut ? `timed out after ${Math.round(timeoutMs / 1000)} s` : `exit ${r.code}`;
     throw new CommandError(`docker build of ${tag} failed (${why}):\n${lastLines(output, 25)}`,
       { code: 'DOCKER_BUILD_FAILED', details: output });
@@ -169,17 +179,13 @@ async function runContainer({ image, runtime = 'runc', args = [], tmpfs = [], en
 
   const code = await new Promise((resolve, reject) => {
     child.on('error', (err) => {
-      reject(err.code === 'ENOENT'
-        ? new CommandError(`Docker is not installed (no ${dockerBinary()}): ${SETUP_HINT}`, { code: 'DOCKER_MISSING' })
-        : err);
+      reject(spawnFailure(err));
     });
     child.on('close', (exitCode) => resolve(exitCode));
   }).finally(() => { clearTimeout(timer); running.delete(name); });
   const ended = performance.now() - started;
   if (stopping) await stopping;
-  if (/Cannot connect to the Docker daemon/i.test(stderr)) {
-    throw new CommandError(`the Docker engine is not running: ${SETUP_HINT}`, { code: 'DOCKER_DOWN' });
-  }
+  if (DAEMON_DOWN.test(stderr)) throw engineDown();
   return {
     code, stdout, stderr, name,
     ms: matchedAt !== null ? matchedAt : ended,

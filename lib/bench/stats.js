@@ -168,4 +168,15 @@ function renderHistogram(hist, options = {}) {
     .join('\n');
 }
 
-module.exports = { summarize, percentile, histogram, renderHistogram };
+/** The columns every stats table shows, in order. */
+const STAT_COLUMNS = ['n', 'median', 'mean', 'stddev', 'min', 'p90', 'p95', 'p99', 'max'];
+
+/** Milliseconds with the precision their size deserves: 1234, 56.7, 8.90; a dash when missing. */
+function formatMs(ms) {
+  if (ms === null || ms === undefined) return '–';
+  if (ms >= 100) return String(Math.round(ms));
+  if (ms >= 10) return ms.toFixed(1);
+  return ms.toFixed(2);
+}
+
+module.exports = { summarize, percentile, histogram, renderHistogram, formatMs, STAT_COLUMNS };

@@ -91,12 +91,7 @@ function outputFile(value, flag, cwd) {
 // ---------------------------------------------------------------------------------------------
 // Output
 
-const STAT_COLUMNS = ['n', 'median', 'mean', 'stddev', 'min', 'p90', 'p95', 'p99', 'max'];
-
-function fmt(ms) {
-  if (ms === null || ms === undefined) return '–';
-  return ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2);
-}
+const { formatMs: fmt, STAT_COLUMNS } = require('../bench/stats.js');
 
 function timeName(series, which) {
   if (series.where === 'docker') return 'docker run';
