@@ -17,22 +17,14 @@ const { summarize } = require('../lib/bench/stats.js');
 const { describeMachine } = require('../lib/bench/runner.js');
 const { size } = require('../lib/report/terminal.js');
 const { writeFileAtomic } = require('../lib/write-atomic.js');
-const { run: runCli } = require('../lib/cli.js');
 const { parseCount } = require('../lib/options.js');
-const { copyFixture } = require('../test/helpers/app.js');
-
-function sink() {
-  let text = '';
-  return { write(c) { text += c; return true; }, get text() { return text; }, isTTY: false };
-}
+const { copyFixture, runCli } = require('../test/helpers/app.js');
 
 /** `coldstart bundle --json` on the app; the summary (externals, files read, sizes). */
 async function bundle(dir, command) {
-  const stdout = sink();
-  const stderr = sink();
-  const code = await runCli(['bundle', '--json', '--runs', '1', '--out', 'dist-bundle', '--', ...command], { stdout, stderr, cwd: dir });
-  if (code !== 0) throw new Error(`coldstart bundle failed (${code}): ${stderr.text}`);
-  return JSON.parse(stdout.text);
+  const { code, stdout, stderr } = await runCli(['bundle', '--json', '--runs', '1', '--out', 'dist-bundle', '--', ...command], { cwd: dir });
+  if (code !== 0) throw new Error(`coldstart bundle failed (${code}): ${stderr}`);
+  return JSON.parse(stdout);
 }
 
 async function readyAt(command, cwd) {

@@ -143,8 +143,9 @@ async function bundleApp(opts) {
     for (const e of final.externals) addRoot(e.name, [entryDir]);
     const preloadDirs = parsed.preloads.filter((p) => p.isPath && !p.spec.startsWith('file:')).map((p) => path.dirname(path.resolve(cwd, p.spec)));
     for (const name of preloadPackages) addRoot(name, [...preloadDirs, cwd, root]);
+    const read = new Map(sources.map((s) => [s.file, s.text]));
     for (const file of unbundled) {
-      for (const m of readText(file).matchAll(BARE_REQUIRE)) {
+      for (const m of (read.get(file) ?? readText(file)).matchAll(BARE_REQUIRE)) {
         const name = packageName(m[2]);
         if (!builtins.has(name) && !name.startsWith('node:')) addRoot(name, [path.dirname(file)]);
       }
