@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict';
 // What `coldstart bundle` buys: time to listen of an app started plain and started from its
-// bundle, median of 10 each (runs alternating, one warm-up each, timing only: no inspector).
+// bundle, median of 10 each with its interval and the verdict (the runs `coldstart bundle` itself
+// times to verify: alternating, timing only, no inspector).
 // Two apps: fixtures/otel-express (express traced by OpenTelemetry from a --require preload;
 // express stays external, so the bundle holds little) and the generated 1000-package fixture
 // (everything bundles). Also files read to start and bytes on disk. Prints markdown.
@@ -11,61 +12,38 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { capture } = require('../lib/capture/capture.js');
 const { generateFixture } = require('../lib/fixtures/generate.js');
-const { summarize } = require('../lib/bench/stats.js');
+const { formatMedianInterval, formatComparison } = require('../lib/stats.js');
 const { describeMachine } = require('../lib/bench/runner.js');
 const { size } = require('../lib/report/terminal.js');
 const { writeFileAtomic } = require('../lib/write-atomic.js');
 const { parseCount } = require('../lib/options.js');
 const { copyFixture, runCli } = require('../test/helpers/app.js');
 
-/** `coldstart bundle --json` on the app; the summary (externals, files read, sizes). */
-async function bundle(dir, command) {
-  const { code, stdout, stderr } = await runCli(['bundle', '--json', '--runs', '1', '--out', 'dist-bundle', '--', ...command], { cwd: dir });
+/** `coldstart bundle --json` on the app: the summary (externals, files read, sizes, timing). */
+async function bundle(dir, command, runs) {
+  const { code, stdout, stderr } = await runCli(['bundle', '--json', '--runs', String(runs), '--out', 'dist-bundle', '--', ...command], { cwd: dir });
   if (code !== 0) throw new Error(`coldstart bundle failed (${code}): ${stderr}`);
   return JSON.parse(stdout);
 }
 
-async function readyAt(command, cwd) {
-  return (await capture({ command, cwd, until: { mode: 'listen' }, timingOnly: true })).readyAt;
-}
-
-/** Plain and bundled, alternating, after one warm-up of each. */
-async function timeBoth(app, summary, runs, progress) {
-  const bundled = { command: summary.start.command, cwd: summary.out };
-  await readyAt(app.command, app.dir);
-  await readyAt(bundled.command, bundled.cwd);
-  const plain = [];
-  const fromBundle = [];
-  for (let i = 0; i < runs; i++) {
-    plain.push(await readyAt(app.command, app.dir));
-    fromBundle.push(await readyAt(bundled.command, bundled.cwd));
-    progress(`${app.name} ${i + 1}/${runs}`);
-  }
-  return { plain, bundled: fromBundle };
-}
-
-const fmt = (ms) => `${ms.toFixed(0)} ms`;
-
 /**
  * The markdown snippet (pure).
- * @param {{rows: Array<{name, runs, plain: number[], bundled: number[], summary: object}>, machine: object}} data
+ * @param {{rows: Array<{name: string, summary: object}>, machine: object}} data summary: bundle --json
  */
 function renderBundleBench({ rows, machine }) {
   const lines = [
-    `Time to listen (process start → listening, as the app sees it), plain vs from the bundle, median of ${rows[0].runs} runs each (alternating, one warm-up each, no inspector).`,
+    `Time to listen (process start → listening, as the app sees it), plain vs from the bundle: median [interval] of ${rows[0].summary.timing.runs} runs each, `
+      + 'alternating, no inspector; the bundle against plain, with the interval of the difference.',
     '',
-    '| app | plain | bundled | change | files read plain → bundled | on disk plain → bundled | kept external |',
-    '|---|---:|---:|---:|---:|---:|---|',
+    '| app | plain | bundled | bundled vs plain | files read plain → bundled | on disk plain → bundled | kept external |',
+    '|---|---:|---:|---|---:|---:|---|',
   ];
   for (const r of rows) {
-    const p = summarize(r.plain);
-    const b = summarize(r.bundled);
-    const change = `${(((b.median - p.median) / p.median) * 100).toFixed(0)}%`;
     const s = r.summary;
+    const c = s.timing.comparison;
     const externals = s.externals.length ? s.externals.map((e) => `${e.name} (${e.reasons.map((x) => x.code).join(', ')})`).join('; ') : '—';
-    lines.push(`| ${r.name} | ${fmt(p.median)} ± ${fmt(p.stddev || 0)} | ${fmt(b.median)} ± ${fmt(b.stddev || 0)} | ${change} | `
+    lines.push(`| ${r.name} | ${formatMedianInterval(c.before)} | ${formatMedianInterval(c.after)} | ${formatComparison(c)} | `
       + `${s.original.files} → ${s.bundle.files} | ${size(s.original.size.bytes)} → ${size(s.bundle.size.bytes)} | ${externals} |`);
   }
   lines.push('', `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.os}; Node ${machine.node}.`, '');
@@ -97,9 +75,8 @@ async function main(argv = process.argv.slice(2)) {
     const rows = [];
     for (const app of apps) {
       progress(`bundling ${app.name}`);
-      const summary = await bundle(app.dir, app.command);
-      const times = await timeBoth(app, summary, runs, progress);
-      rows.push({ name: app.name, runs, ...times, summary });
+      const summary = await bundle(app.dir, app.command, runs);
+      rows.push({ name: app.name, summary });
     }
     if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
     const machine = describeMachine();
@@ -108,7 +85,7 @@ async function main(argv = process.argv.slice(2)) {
       writeFileAtomic(path.resolve(values.json), JSON.stringify({
         machine,
         rows: rows.map((r) => ({
-          name: r.name, runs: r.runs, plain: r.plain, bundled: r.bundled,
+          name: r.name, timing: r.summary.timing,
           externals: r.summary.externals, original: r.summary.original, bundle: r.summary.bundle,
         })),
       }, null, 2) + '\n');

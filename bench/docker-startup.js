@@ -3,8 +3,9 @@
 // Time to listen of an app in a container, under runc and gVisor (runsc): the seed's generated
 // 1000-module fixture (default) or fixtures/otel-express (--app otel-express: express traced by
 // OpenTelemetry from a --require preload). Variants: plain node, the seed's shell recipe (tar xf
-// the startup archive, then node), `coldstart start` (in place, --into a tmpfs, from memory) and
-// the app's ncc bundle (`coldstart bundle`, run from /bundle). Each sample is a fresh `docker run`, timed
+// the startup archive, then node), `coldstart start` (in place, --into a tmpfs, from memory),
+// Node's own compile cache (NODE_COMPILE_CACHE, regular and portable, built at image build) and
+// the app's ncc bundle (`coldstart bundle`, run from /bundle), alone and with a compile cache. Each sample is a fresh `docker run`, timed
 // from the moment the client is started to the app's listening line; a warm-up round is run
 // first and left out. Rounds interleave the variants, so drift on a shared machine spreads
 // over all of them instead of landing on one.
@@ -19,10 +20,10 @@ const { performance } = require('node:perf_hooks');
 const {
   requireDocker, buildImage, runContainer, stopAllContainers, assembleContext, dockerBinary, removeImages, runscVersion,
 } = require('../lib/bench/docker.js');
-const { summarize } = require('../lib/bench/stats.js');
+const { summarize } = require('../lib/stats.js');
 const { describeMachine: describeBenchMachine } = require('../lib/bench/runner.js');
 const { generateFixture, LISTENING_PATTERN } = require('../lib/fixtures/generate.js');
-const { readTarEntries } = require('../lib/pack/tar-reader.js');
+const { readTarEntries } = require('../lib/start/tar-reader.js');
 const { CommandError, UsageError } = require('../lib/errors.js');
 const { parseCount } = require('../lib/options.js');
 const { writeFileAtomic } = require('../lib/write-atomic.js');
@@ -37,8 +38,10 @@ Apps: fixture (the seed's generated fixture, --modules and --seed apply; default
 otel-express (fixtures/otel-express with its packages from coldstart's own node_modules).
 Variants: floor-container, floor-node, plain, seed-tmpfs, seed-inplace, start-inplace,
 start-into, start-memory, start-memory-noverify, start-memory-cache-compiled, start-memory-cache,
-bundle. All by default for the fixture; for otel-express the floors, plain, start-into,
-start-memory, start-memory-noverify, start-memory-cache-compiled, start-memory-cache and bundle.
+compile-cache, compile-cache-portable, bundle, bundle-compile-cache. All by default for the
+fixture; for otel-express the floors, plain, start-into, start-memory, start-memory-noverify,
+start-memory-cache-compiled, start-memory-cache, compile-cache, compile-cache-portable, bundle and
+bundle-compile-cache. The compile-cache variants need Node 22.1+ in the base image (left out otherwise).
 `;
 const DOCKERFILE = path.join(__dirname, 'docker', 'Dockerfile.startup');
 const BASE_IMAGE = 'coldstart-node:local';
@@ -80,7 +83,7 @@ const APPS = {
     // A fixed port: the app would take any free one with 0, but a fixed one is what a platform gives.
     env: { PORT: '8080' },
     variants: ['floor-container', 'floor-node', 'plain', 'start-into', 'start-memory', 'start-memory-noverify',
-      'start-memory-cache-compiled', 'start-memory-cache', 'bundle'],
+      'start-memory-cache-compiled', 'start-memory-cache', 'compile-cache', 'compile-cache-portable', 'bundle', 'bundle-compile-cache'],
   },
 };
 
@@ -152,6 +155,23 @@ function variantsFor(app) {
     // The same with V8 code cache recorded from a run up to listen (`pack --code-cache`), as the snippets do.
     startVariant('start-memory-cache', '`coldstart start --verify none`, archive made with `pack --code-cache`',
       '/startup-cache.tar', ['--verify', 'none']),
+    // Node's own compile cache (22.1+), built at image build by one run up to listen, same uid and path.
+    {
+      name: 'compile-cache',
+      label: `\`NODE_COMPILE_CACHE\` built at image build, \`${shown}\``,
+      args: command,
+      env: { NODE_COMPILE_CACHE: '/compile-cache' },
+      needs: '/compile-cache',
+      ready,
+    },
+    {
+      name: 'compile-cache-portable',
+      label: 'the same with `NODE_COMPILE_CACHE_PORTABLE=1`',
+      args: command,
+      env: { NODE_COMPILE_CACHE: '/compile-cache-portable', NODE_COMPILE_CACHE_PORTABLE: '1' },
+      needs: '/compile-cache-portable',
+      ready,
+    },
     {
       // `coldstart bundle` at build time: the entry at its own path in /bundle, externals (and the
       // preload's packages) in /bundle/node_modules.
@@ -159,6 +179,15 @@ function variantsFor(app) {
       label: `ncc bundle (\`coldstart bundle\`), \`${shown}\` in ${BUNDLE_DIR}`,
       args: command,
       dockerArgs: ['--workdir', BUNDLE_DIR],
+      ready,
+    },
+    {
+      name: 'bundle-compile-cache',
+      label: 'ncc bundle + `NODE_COMPILE_CACHE` built at image build',
+      args: command,
+      dockerArgs: ['--workdir', BUNDLE_DIR],
+      env: { NODE_COMPILE_CACHE: '/compile-cache-bundle' },
+      needs: '/compile-cache-bundle',
       ready,
     },
   ];
@@ -202,6 +231,7 @@ function startPhases(sample) {
  */
 async function sampleOnce(image, runtime, variant, timeoutMs, env) {
   const marks = {};
+  let readyMs;
   const wanted = Object.entries(variant.marks || {});
   // runContainer starts its clock synchronously after this call begins: the offset is microseconds.
   const t0 = performance.now();
@@ -210,23 +240,29 @@ async function sampleOnce(image, runtime, variant, timeoutMs, env) {
     runtime,
     args: variant.args,
     tmpfs: variant.tmpfs || [],
-    env,
+    env: { ...env, ...variant.env },
     dockerArgs: variant.dockerArgs || [],
     timeoutMs,
     until: (out, err) => {
+      const now = performance.now() - t0;
       for (const [key, pattern] of wanted) {
-        if (marks[key] === undefined && (pattern.test(out) || pattern.test(err))) marks[key] = performance.now() - t0;
+        if (marks[key] === undefined && (pattern.test(out) || pattern.test(err))) marks[key] = now;
       }
-      return variant.ready.test(out) || variant.ready.test(err);
+      if (readyMs === undefined && (variant.ready.test(out) || variant.ready.test(err))) readyMs = now;
+      // stdout and stderr are two pipes: on a busy machine a mark written before the ready line
+      // can arrive after it. Stop once both are in; the ready time is when its line came.
+      return readyMs !== undefined && wanted.every(([key]) => marks[key] !== undefined);
     },
   });
   const describe = () => `${variant.name} under ${runtime}: exit ${r.code}, `
     + `${r.timedOut ? 'timed out' : `${Math.round(r.ms)} ms`}\n--- stdout\n${r.stdout}--- stderr\n${r.stderr}`;
-  if (!r.matched) throw new CommandError(`never ready: ${describe()}`, { code: 'BENCH_NOT_READY' });
+  if (readyMs === undefined) throw new CommandError(`never ready: ${describe()}`, { code: 'BENCH_NOT_READY' });
   if (/coldstart: warning/.test(r.stderr)) throw new CommandError(`coldstart warned: ${describe()}`, { code: 'BENCH_WARNING' });
   const missing = wanted.map(([key]) => key).filter((key) => marks[key] === undefined);
   if (missing.length) throw new CommandError(`no ${missing.join(', ')} line: ${describe()}`, { code: 'BENCH_NO_MARK' });
-  const sample = { ms: r.ms, marks, stdout: r.stdout, stderr: r.stderr };
+  // A mark that came in after the ready line was written before it: it is at most the ready time.
+  for (const key of Object.keys(marks)) marks[key] = Math.min(marks[key], readyMs);
+  const sample = { ms: readyMs, marks, stdout: r.stdout, stderr: r.stderr };
   sample.phases = variant.phases ? variant.phases(sample) : {};
   return sample;
 }
@@ -297,6 +333,9 @@ async function prepareImage({ workDir, appName, modules, seed, baseImage, tag, o
     throw new CommandError('the build context lacks @vercel/ncc: coldstart bundle cannot run in the image', { code: 'BENCH_NO_NCC' });
   }
   copyTools(path.join(context, 'tools'));
+  const preload = path.join(context, 'tools', 'opt', 'coldstart-bench');
+  fs.mkdirSync(preload, { recursive: true });
+  fs.copyFileSync(path.join(__dirname, 'docker', 'exit-on-listen.cjs'), path.join(preload, 'exit-on-listen.cjs'));
   const built = await buildImage({
     context, dockerfile: DOCKERFILE, tag, timeoutMs: 900_000,
     buildArgs: { NODE_IMAGE: baseImage, APP_COMMAND: APPS[appName].command.join(' ') },
@@ -321,6 +360,15 @@ function copyFromImage(tag, workDir, paths) {
     execFileSync(docker, ['rm', id], { stdio: 'ignore' });
   }
   return into;
+}
+
+/** How many files each directory holds in the image (0: absent), read by the image's own node. */
+function countFilesInImage(tag, dirs) {
+  if (!dirs.length) return {};
+  const script = `const fs = require('fs'); const count = (d) => { try { return fs.readdirSync(d, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length; } catch { return 0; } };`
+    + ` console.log(JSON.stringify(Object.fromEntries(${JSON.stringify(dirs)}.map((d) => [d, count(d)]))))`;
+  const out = execFileSync(dockerBinary(), ['run', '--rm', '--network', 'none', tag, 'node', '-e', script], { encoding: 'utf8' });
+  return JSON.parse(out.trim().split('\n').pop());
 }
 
 /** Files and bytes of the bundle directory, the size of the bundled entry, what it keeps external. */
@@ -370,7 +418,7 @@ async function runBenchmark(options = {}) {
   } = options;
   if (!Object.hasOwn(APPS, appName)) throw new UsageError(`unknown app ${appName}: use ${Object.keys(APPS).join(', ')}`);
   const app = APPS[appName];
-  const variants = selectVariants(variantsFor(app), options.variants || app.variants);
+  let variants = selectVariants(variantsFor(app), options.variants || app.variants);
   for (const runtime of runtimes) {
     if (!RUNTIMES.includes(runtime)) throw new UsageError(`unknown runtime ${runtime}: use ${RUNTIMES.join(', ')}`);
   }
@@ -382,6 +430,11 @@ async function runBenchmark(options = {}) {
     image = await prepareImage({ workDir, appName, modules, seed, baseImage, tag, onProgress });
     onProgress(`built in ${Math.round(image.buildMs / 1000)} s; archive: ${describeSize(image.archive)}; `
       + `bundle: ${describeBundleSize(image.bundle)}`);
+    // Node's compile cache exists from Node 22.1 on: an older Node in the image leaves no directory.
+    image.compileCaches = countFilesInImage(tag, variants.filter((v) => v.needs).map((v) => v.needs));
+    const missing = variants.filter((v) => v.needs && !image.compileCaches[v.needs]);
+    if (missing.length) onProgress(`left out (no ${missing.map((v) => v.needs).join(', ')} in the image: Node before 22.1): ${missing.map((v) => v.name).join(', ')}`);
+    variants = variants.filter((v) => !missing.includes(v));
     const collected = new Map(); // `${runtime} ${variant}` -> samples
     for (let round = 0; round < warmup + runs; round++) {
       const kept = round >= warmup;
@@ -427,6 +480,7 @@ async function runBenchmark(options = {}) {
         packages: image.packages,
         archive: image.archive,
         bundle: image.bundle,
+        compileCaches: image.compileCaches,
         buildMs: Math.round(image.buildMs),
       },
       runs, warmup, runtimes, results,
@@ -450,6 +504,11 @@ function selectVariants(all, names) {
 function describePhases(phases) {
   const parts = Object.entries(phases).map(([key, ms]) => `${key} ${Math.round(ms)}`);
   return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
+function describeCompileCaches(caches) {
+  const present = Object.entries(caches || {}).filter(([, files]) => files > 0);
+  return present.length ? `; Node compile cache: ${present.map(([dir, files]) => `${dir} ${files} files`).join(', ')}` : '';
 }
 
 function describeSize(archive) {
@@ -517,7 +576,8 @@ function renderMarkdown(report) {
     '',
     `${describeApp(report)}; archive: ${describeSize(report.image.archive)}`
       + `${said.length ? `; coldstart start: ${said.join(', ')}` : ''}`
-      + `${report.image.bundle ? `; bundle: ${describeBundleSize(report.image.bundle)}` : ''}.`,
+      + `${report.image.bundle ? `; bundle: ${describeBundleSize(report.image.bundle)}` : ''}`
+      + `${describeCompileCaches(report.image.compileCaches)}.`,
     'Phases: "run → files ready" is when the line saying so reached the client (tar: an `echo` after it;'
       + ' start: its `extracted …` or `serving …` line); "of which extraction / loading" is measured inside'
       + ' the container (tar: two `date +%s%N` stamps, each `date` costing a fork and exec; start: its own'

@@ -5,6 +5,8 @@ const path = require('path');
 
 const STEPS = [
   ['profile overhead', 'profile-overhead.js', ['-n', '10']],
+  ['network recording overhead', 'network-overhead.js', ['-n', '10']],
+  ['run-to-run noise', 'noise.js', ['-n', '20']],
   ['seed table (runc, runsc)', 'seed-table.js', ['-n', '50']],
   ['startup in containers (pack + start)', 'docker-startup.js', ['--runs', '10']],
   ['bundle vs plain', 'bundle-startup.js', ['-n', '10']],

@@ -1,22 +1,25 @@
 'use strict';
 // The command table. Each command lives in lib/commands/<name>.js and exports
-// { command, describe, builder(yargs), run(argv, io) -> exit code }.
+// { command, describe, builder(yargs), run(argv, ctx) -> exit code }; it puts the warnings of
+// its run in ctx.warnings, and they are shown (or, under --strict, fail the run) here, also when
+// the command throws.
 const yargs = require('yargs/yargs');
 const { isExpected, UsageError } = require('./errors.js');
+const { settleWarnings } = require('./warnings.js');
 
-const COMMANDS = ['profile', 'pack', 'start', 'fixture', 'bench', 'bundle', 'view', 'diff', 'check', 'dockerfile'];
-
-function loadCommands() {
-  const out = [];
-  for (const name of COMMANDS) {
-    try {
-      out.push(require(`./commands/${name}.js`));
-    } catch (err) {
-      if (err.code !== 'MODULE_NOT_FOUND' || !String(err.message).includes(`commands/${name}.js`)) throw err;
-    }
-  }
-  return out;
-}
+// Loaded when the CLI starts: a missing command file is an error, never a missing command.
+const COMMANDS = [
+  require('./commands/profile.js'),
+  require('./commands/pack.js'),
+  require('./commands/start.js'),
+  require('./commands/fixture.js'),
+  require('./commands/bench.js'),
+  require('./commands/bundle.js'),
+  require('./commands/view.js'),
+  require('./commands/diff.js'),
+  require('./commands/check.js'),
+  require('./commands/dockerfile.js'),
+];
 
 function wantsColor(stream, argv) {
   if (argv.color === false || 'NO_COLOR' in process.env) return false;
@@ -33,6 +36,7 @@ async function run(argv, io) {
   let result = 0;
   let pending = null;
   let usageMessage = null;
+  let settle = () => {};
 
   const parser = yargs(argv)
     .scriptName('coldstart')
@@ -48,14 +52,15 @@ async function run(argv, io) {
     .demandCommand(1, 'name a command, e.g. coldstart profile -- node server.js')
     .help()
     .version(require('../package.json').version)
-    .wrap(Math.min(110, (stdout && stdout.columns) || 100))
+    // The terminal's width; 120 for a pipe or a file, wide enough to keep examples whole.
+    .wrap((stdout && stdout.columns) || 120)
     .exitProcess(false)
     .fail((msg, err) => {
       if (err) throw err;
       usageMessage = msg;
     });
 
-  for (const cmd of loadCommands()) {
+  for (const cmd of COMMANDS) {
     parser.command({
       command: cmd.command,
       describe: cmd.describe,
@@ -67,11 +72,14 @@ async function run(argv, io) {
           cwd: io.cwd || process.cwd(),
           color: wantsColor(stdout, args),
           env: io.env || process.env,
+          warnings: [],
         };
         args.appCommand = [...(args.command || []), ...(args['--'] || [])].map(String);
         // Run only once parsing has fully succeeded: yargs calls handlers before it
         // reports some errors (e.g. an unknown argument), and the app must not start then.
         pending = () => cmd.run(args, ctx);
+        // A run that already failed keeps its exit code; its warnings are still shown.
+        settle = (code) => settleWarnings(ctx.warnings, code ? { ...args, strict: false } : args, stderr);
       },
     });
   }
@@ -81,11 +89,20 @@ async function run(argv, io) {
     await parser.parseAsync(argv, {}, (err, _argv, output) => {
       if (output && !err) helpText = output;
     });
-    if (usageMessage) throw new UsageError(usageMessage);
+    if (usageMessage) throw new UsageError(oneLine(usageMessage));
     if (helpText) stdout.write(helpText + '\n');
-    if (pending) result = await pending();
+    if (pending) {
+      try {
+        result = await pending();
+      } catch (err) {
+        settle(1); // what the command warned about before it failed, shown before its error
+        throw err;
+      }
+      settle(result);
+    }
   } catch (err) {
-    if (err && err.name === 'YError') err = new UsageError(err.message);
+    // yargs spreads one complaint over lines ("Invalid values:\n  Argument: ..."): one line here.
+    if (err && err.name === 'YError') err = new UsageError(oneLine(err.message));
     if (isExpected(err)) {
       stderr.write(`coldstart: ${err.message}\n`);
       if (process.env.DEBUG && /coldstart/.test(process.env.DEBUG)) stderr.write(err.stack + '\n');
@@ -95,6 +112,10 @@ async function run(argv, io) {
     return 1;
   }
   return typeof result === 'number' ? result : 0;
+}
+
+function oneLine(text) {
+  return String(text).replace(/\s*\n\s*/g, ' ').trim();
 }
 
 module.exports = { run };

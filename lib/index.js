@@ -6,8 +6,8 @@
  * ({ readyAt, modules, files, outsideRoot, resolutions, profile, ... }).
  * @type {typeof import('./capture/capture.js').capture}
  */
-function capture(options, events) {
-  return require('./capture/capture.js').capture(options, events);
+function capture(options) {
+  return require('./capture/capture.js').capture(options);
 }
 
 /**
@@ -18,11 +18,14 @@ function capture(options, events) {
 async function profile(options) {
   const result = await capture({ profile: true, ...options });
   const { buildReport } = require('./analyze/startup-report.js');
-  return { report: buildReport(result), profile: result.profile, result };
+  const { readSource } = require('./report/profile-artifacts.js');
+  return { report: buildReport(result, { readSource }), profile: result.profile, result };
 }
 
 /**
- * Writes the deterministic startup archive for a list of root-relative files.
+ * Writes the deterministic startup archive for a list of root-relative files. A file whose
+ * real path is outside root (a link leading out, or under a directory that does) is never
+ * stored: it throws an error with code PACK_PATH_ESCAPES.
  * @param {{ root: string, files: string[], out: string, extraEntries?: {path: string, data: Buffer}[] }} options
  */
 function pack(options) {
@@ -31,7 +34,7 @@ function pack(options) {
 
 /** Statistics over timing samples: n, min, max, mean, median, stddev, p90/p95/p99, top 1% stripped. */
 function summarize(samples) {
-  return require('./bench/stats.js').summarize(samples);
+  return require('./stats.js').summarize(samples);
 }
 
 module.exports = { capture, profile, pack, summarize };

@@ -1,8 +1,10 @@
 'use strict';
-// Validation shared by every command, so each flag means the same thing everywhere.
+// Every flag's parsing and validation, so each flag means the same thing in every command; the
+// capture flags (--until, --timeout, --root, --esm) of the commands that run the app are declared here.
 const { UsageError } = require('./errors.js');
 
 const UNITS = { ms: 1, s: 1000, m: 60000 };
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** '5s' | '250ms' | '2m' | '1500' (ms) -> milliseconds. */
 function parseDuration(value, flag) {
@@ -11,18 +13,40 @@ function parseDuration(value, flag) {
   if (!m) throw new UsageError(`invalid ${flag} "${value}": use a duration such as 500ms, 5s or 2m`);
   const ms = Number(m[1]) * UNITS[m[2] || 'ms'];
   if (!(ms > 0)) throw new UsageError(`invalid ${flag} "${value}": must be greater than zero`);
+  // Node's timers hold at most 2^31 - 1 ms (24.8 days); a longer one fires at once.
+  if (ms > MAX_TIMER_MS) throw new UsageError(`invalid ${flag} "${value}": at most 24 days`);
   return ms;
+}
+
+/** --esm auto | always | never. */
+function parseEsm(value) {
+  if (value === undefined) return 'auto';
+  if (['auto', 'always', 'never'].includes(value)) return value;
+  throw new UsageError(`invalid --esm "${value}": use auto, always or never`);
 }
 
 /** --until listen | exit | <duration> -> { mode, ms? } */
 function parseUntil(value) {
-  if (value === undefined || value === 'listen') return { mode: 'listen' };
+  if (value === undefined || value === 'listen' || value === 'tcp') return { mode: 'listen' };
   if (value === 'exit') return { mode: 'exit' };
+  if (/^http:/.test(value)) return { mode: 'http', url: parseProbe(value) };
   try {
     return { mode: 'duration', ms: parseDuration(value, '--until') };
   } catch {
-    throw new UsageError(`invalid --until "${value}": use listen, exit or a duration such as 5s`);
+    throw new UsageError(`invalid --until "${value}": use listen (or tcp), exit, a duration such as 5s, or a readiness URL such as http:/healthz`);
   }
+}
+
+/**
+ * A readiness probe on loopback: http://:PORT/path, http://127.0.0.1:PORT/path, or http:/path
+ * (the port the app listens on). Returned as given, checked.
+ */
+function parseProbe(value) {
+  const m = /^http:(?:\/\/(localhost|127\.0\.0\.1|\[::1\])?:(\d{1,5}))?(\/(?!\/)[^\s#]*)$/.exec(value);
+  if (!m || (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 65535))) {
+    throw new UsageError(`invalid --until "${value}": a readiness URL is http:/path (the port the app listens on) or http://:PORT/path, on this machine`);
+  }
+  return value;
 }
 
 /** Sampling interval in microseconds, as --cpu-prof-interval takes it. */
@@ -40,4 +64,29 @@ function parseCount(value, flag, min = 1) {
   return n;
 }
 
-module.exports = { parseDuration, parseUntil, parseInterval, parseCount };
+/** Declares the capture flags on a command's yargs builder. */
+function captureOptions(yargs) {
+  return yargs
+    .option('until', { type: 'string', default: 'listen', describe: 'ready moment: listen (or tcp) | exit | <duration> (e.g. 5s) | http:/healthz (the first 2xx of a readiness URL polled every 10 ms from the first listen; http://:PORT/path for another port)' })
+    .option('timeout', { type: 'string', default: '60s', describe: 'give up when the app is not ready after this long' })
+    .option('root', { type: 'string', describe: 'app root (default: nearest package.json above the entry, else cwd)' })
+    .option('esm', { type: 'string', default: 'auto', describe: 'install ESM loader hooks: auto | always | never (auto: when the entry is ESM or loaders are used)' });
+}
+
+/** The capture options every capturing command takes from its flags. */
+function captureOptionsFromArgv(argv, ctx) {
+  return {
+    command: argv.appCommand,
+    cwd: ctx.cwd,
+    env: ctx.env,
+    until: parseUntil(argv.until),
+    timeoutMs: parseDuration(argv.timeout, '--timeout'),
+    root: argv.root,
+    esm: parseEsm(argv.esm),
+    // One JSON document on stdout: the app's own output goes to stderr then.
+    stdout: argv.json ? ctx.stderr : ctx.stdout,
+    stderr: ctx.stderr,
+  };
+}
+
+module.exports = { parseDuration, parseUntil, parseInterval, parseCount, parseEsm, captureOptions, captureOptionsFromArgv };

@@ -9,7 +9,7 @@ const path = require('node:path');
 const { runCli, REPO } = require('./helpers/app.js');
 const { generateFixture } = require('../lib/fixtures/generate.js');
 const { renderBenchSvg, renderBenchHtml } = require('../lib/bench/chart.js');
-const { summarize } = require('../lib/bench/stats.js');
+const { summarize } = require('../lib/stats.js');
 const { splitCommand } = require('../lib/commands/bench.js');
 
 let work;
@@ -55,13 +55,18 @@ test('bench of a small fixture: n samples per time, positive, outside after insi
   assert.ok(r.machine.cores >= 1 && r.machine.node === process.version);
 });
 
-test('cpu scenario: the 1 s control reads within 10% of 1 s', { timeout: 60_000 }, async () => {
+test('cpu scenario: the 1 s control reads at least its 1 s spin and no more than the time seen from outside', { timeout: 60_000 }, async () => {
   const r = parseJson(await runCli(['bench', '-n', '3', '--warmup', '0', '--scenario', 'cpu', '--fixture', app, '--json'], { cwd: work }));
   const [s] = r.series;
   assert.equal(s.scenario, 'cpu');
   assert.equal(s.inside.length, 3);
-  const median = s.stats.inside.median;
-  assert.ok(Math.abs(median - 1000) <= 100, `cpu median ${median} ms is not within 10% of 1000 ms`);
+  // The spin runs 1 s of wall-clock time after the process started, so no correct inside time is
+  // below 1000 ms; what comes on top (Node's bootstrap, the listen) has no bound on a loaded
+  // machine, but spawn -> ready, timed from outside, contains it.
+  s.inside.forEach((inside, i) => {
+    assert.ok(inside >= 1000, `inside ${inside} ms covers the 1 s spin`);
+    assert.ok(inside < s.outside[i], `inside ${inside} ms < outside ${s.outside[i]} ms`);
+  });
 });
 
 test('require and regenerate scenarios load the fixture; regenerated trees do not pile up in the temp directory', { timeout: 60_000 }, async () => {

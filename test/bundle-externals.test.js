@@ -208,7 +208,7 @@ test('loadingWarnings: a listed directory that modules were loaded from, and mod
   });
   assert.deepEqual(warnings.map((w) => w.code), ['READDIR_LOADING', 'MODULE_GLOB']);
   assert.match(warnings[0].message, /^routes is listed with readdir at startup \(by server\.js\) and 2 modules were loaded from it that ncc could not follow/);
-  assert.deepEqual(warnings[0].files, ['routes/users.js', 'routes/admin/index.js']);
+  assert.deepEqual(warnings[0].context.files, ['routes/users.js', 'routes/admin/index.js']);
   assert.match(warnings[1].message, /^db\.js:2 names modules by a glob \(dist\/\*\*\/\*\.entity\.js\)/);
 });
 

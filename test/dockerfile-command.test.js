@@ -98,6 +98,22 @@ test('yarn and pnpm lockfiles; pnpm says node_modules goes in as installed', asy
   assert.match(text, /build context must contain\n# node_modules as pnpm installed it/);
 });
 
+test('.node-version or .nvmrc pins the Node major of the base images, ahead of engines.node', async () => {
+  const dir = project({ 'package.json': { main: 'server.js', engines: { node: '>=20' } }, 'server.js': '', '.nvmrc': 'v24.11.1\n' });
+  assert.deepEqual((await describe(dir)).node, { major: 24, from: '.nvmrc', range: 'v24.11.1' });
+  const text = (await dockerfileText(dir)).stdout;
+  assert.match(text, /^ARG NODE_IMAGE=node:24-slim$/m);
+  assert.match(text, /^# Node 24 comes from \.nvmrc \("v24\.11\.1"\)\.$/m);
+  fs.writeFileSync(path.join(dir, '.node-version'), '26\n');
+  assert.deepEqual((await describe(dir)).node, { major: 26, from: '.node-version', range: '26' });
+  // A name instead of a number (lts/iron) is not guessed at: one warning, engines.node decides.
+  fs.rmSync(path.join(dir, '.node-version'));
+  fs.writeFileSync(path.join(dir, '.nvmrc'), 'lts/iron\n');
+  const d = await describe(dir);
+  assert.deepEqual(d.node.from, 'engines.node');
+  assert.ok(d.warnings.some((w) => w.code === 'NODE_VERSION_FILE_UNREADABLE'), JSON.stringify(d.warnings));
+});
+
 test('engines.node picks the Node major of the base images', async () => {
   const dir = project({ 'package.json': { main: 'server.js', engines: { node: '^18.17 || >=20 <23' } }, 'server.js': '' });
   const d = await describe(dir);
@@ -136,6 +152,19 @@ test('TypeScript: a build stage runs the build script, the entry is the compiled
   assert.match(r.stderr, /^coldstart: entry src\/index\.ts \(main\) is TypeScript source: give the compiled file/);
   const fixed = await describe(other, '--entry', 'build/index.js');
   assert.deepEqual(fixed.typescript.command, ['npm', 'run', 'build']);
+});
+
+test('in coldstart\'s own repository: no warning that coldstart is not its own dependency; the image runs its bin/', async () => {
+  const repo = path.join(__dirname, '..');
+  const r = await dockerfileText(repo, '--entry', 'fixtures/express-app/server.js');
+  assert.doesNotMatch(r.stderr, /not in dependencies|COLDSTART_NOT_A_DEPENDENCY/, r.stderr);
+  assert.deepEqual(cmdOf(r.stdout).slice(0, 2), ['node', 'bin/coldstart.js']);
+  assert.match(r.stdout, /^RUN node bin\/coldstart\.js pack /m);
+  // Anywhere else, coldstart comes from node_modules, and its absence is said.
+  const other = project({ 'package.json': { name: 'app' }, 'index.js': '' });
+  const elsewhere = await dockerfileText(other);
+  assert.match(elsewhere.stderr, /coldstart is not in dependencies/);
+  assert.deepEqual(cmdOf(elsewhere.stdout).slice(0, 2), ['node', 'node_modules/coldstart/bin/coldstart.js']);
 });
 
 test('bad input: no entry, a missing entry, a stray app command: one coldstart line, exit 2', async () => {

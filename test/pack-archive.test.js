@@ -10,9 +10,9 @@ const { execFileSync } = require('node:child_process');
 const { Header, Pax } = require('tar');
 
 const { writeArchive } = require('../lib/pack/archive.js');
-const { readTarEntries } = require('../lib/pack/tar-reader.js');
-const { extractArchive } = require('../lib/pack/extract.js');
-const { readLeadEntry, archiveFiles } = require('../lib/pack/archive-layout.js');
+const { readTarEntries } = require('../lib/start/tar-reader.js');
+const { extractArchive } = require('../lib/start/extract.js');
+const { readLeadEntry, archiveFiles } = require('../lib/start/archive-reader.js');
 
 const LONG_DIR = `node_modules/${'long-package-name-'.repeat(4)}x/lib/${'deeper-'.repeat(8)}y`;
 const LONG_FILE = `${LONG_DIR}/${'file-'.repeat(25)}z.js`; // > 100 bytes even as a basename
@@ -49,7 +49,7 @@ function makeApp(base) {
   return {
     root,
     files: ['server.js', 'lib/a.js', 'bin/run.sh', 'config/ünïcode.json', LONG_FILE, 'bin/a-link.js',
-      'absolute-inside.js', 'outside-link.txt', 'node_modules/linked/index.js'],
+      'absolute-inside.js', 'node_modules/linked/index.js'],
   };
 }
 
@@ -71,8 +71,7 @@ test('packing twice gives byte-identical archives, whatever the mtimes, modes an
   assert.strictEqual(summary.files, app.files.length + 2);
   assert.strictEqual(summary.archiveBytes, fs.statSync(first).size);
   const expectedBytes = ['server.js', 'lib/a.js', 'bin/run.sh', 'config/ünïcode.json', LONG_FILE, 'packages/linked/index.js']
-    .reduce((sum, rel) => sum + fs.statSync(path.join(app.root, rel)).size, 0)
-    + 'outside content\n'.length + 2;
+    .reduce((sum, rel) => sum + fs.statSync(path.join(app.root, rel)).size, 0) + 2;
   assert.strictEqual(summary.bytes, expectedBytes);
 });
 
@@ -102,13 +101,22 @@ test('GNU tar lists sorted entries with parents, one mtime, owner 0/0 and normal
   assert.strictEqual(byName['bin/a-link.js'].mode, 'lrwxrwxrwx');
   assert.strictEqual(byName['bin/a-link.js'].link, '../lib/a.js');
   assert.strictEqual(byName['absolute-inside.js'].link, 'server.js', 'absolute link inside root made relative');
-  assert.strictEqual(byName['outside-link.txt'].mode[0], '-', 'link leaving root stored as a file');
+  assert.ok(!names.includes('outside-link.txt'), 'a link leaving the root is never packed');
   // A path through a symlinked directory: stored at its real place, plus the link.
   assert.strictEqual(byName['node_modules/linked'].link, '../packages/linked');
   assert.ok(byName['packages/linked/index.js']);
   assert.ok(!names.some((name) => name.startsWith('node_modules/linked/')), 'nothing below a symlink');
   assert.ok(byName[LONG_FILE], 'long path listed in full');
   assert.ok(byName['config/ünïcode.json'], 'non-ASCII name listed');
+});
+
+test('pack: a symlink out of the root given to the archive writer is refused, never stored as its content', (t) => {
+  const base = tempDir(t, 'link-out');
+  const app = makeApp(base);
+  const out = path.join(base, 'out.tar');
+  assert.throws(() => writeArchive({ root: app.root, files: [...app.files, 'outside-link.txt'], out }),
+    (err) => err.code === 'PACK_PATH_ESCAPES' && /outside-link\.txt/.test(err.message));
+  assert.strictEqual(fs.existsSync(out), false);
 });
 
 test('an archive reads back the same through tar-reader and through GNU tar xf', (t) => {
@@ -121,8 +129,6 @@ test('an archive reads back the same through tar-reader and through GNU tar xf',
   const byPath = Object.fromEntries(entries.map((entry) => [entry.path.replace(/\/$/, ''), entry]));
   assert.strictEqual(byPath[LONG_FILE].data.toString(), 'module.exports = "long"\n');
   assert.strictEqual(byPath['config/ünïcode.json'].data.toString(), '{"ok":true}\n');
-  assert.strictEqual(byPath['outside-link.txt'].type, 'file');
-  assert.strictEqual(byPath['outside-link.txt'].data.toString(), 'outside content\n');
   assert.strictEqual(byPath['bin/a-link.js'].type, 'symlink');
   assert.strictEqual(byPath['bin/a-link.js'].linkpath, '../lib/a.js');
   assert.strictEqual(byPath['bin/run.sh'].mode, 0o755);
@@ -311,4 +317,44 @@ test('extracting over an existing tree replaces files and never writes through a
   assert.strictEqual(fs.statSync(path.join(into, 'b.txt')).mode & 0o111, 0o111);
   assert.strictEqual(fs.readFileSync(path.join(base, 'victim.txt'), 'utf8'), 'untouched\n');
   assert.deepStrictEqual(fs.readdirSync(into).sort(), ['a.txt', 'b.txt'], 'no temp file left');
+});
+
+test('the startup index is the same whatever order the modules loaded in', () => {
+  const { buildStartupIndex } = require('../lib/pack/startup-index.js');
+  const rel = (f) => f.replace('/app/', '');
+  const modules = [
+    { file: '/app/index.js', kind: 'esm' },
+    { file: '/app/node_modules/a/index.js', kind: 'esm' },
+    { file: '/app/node_modules/b/index.cjs', kind: 'cjs' },
+    { file: '/app/data.json', kind: 'json' },
+  ];
+  const esmResolutions = [
+    ['/app/index.js', 'a', '/app/node_modules/a/index.js'],
+    ['/app/index.js', 'b', '/app/node_modules/b/index.cjs'],
+    ['/app/node_modules/a/index.js', '../../data.json', '/app/data.json'],
+  ];
+  const one = buildStartupIndex({ modules, resolutions: [], esmResolutions }, () => 'module', rel);
+  const other = buildStartupIndex({
+    modules: [...modules].reverse(),
+    resolutions: [],
+    esmResolutions: [...esmResolutions].reverse().concat([esmResolutions[0]]),
+  }, () => 'module', rel);
+  assert.strictEqual(JSON.stringify(other), JSON.stringify(one));
+  assert.deepStrictEqual(Object.keys(one.formats), ['data.json', 'index.js', 'node_modules/a/index.js', 'node_modules/b/index.cjs']);
+  assert.strictEqual(one.esmResolutions.length, 3, 'a resolution recorded twice is kept once');
+});
+
+test('the checksum benchmark\'s table CRC-32 (for Node without zlib.crc32) gives the same sums as zlib', () => {
+  const { CRC32_MODULE } = require('../bench/checksum-cost.js');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-crc32-'));
+  fs.writeFileSync(path.join(dir, 'crc32.js'), CRC32_MODULE);
+  const { crc32, tableCrc32 } = require(path.join(dir, 'crc32.js'));
+  fs.rmSync(dir, { recursive: true, force: true });
+  const zlib = require('node:zlib');
+  const samples = [Buffer.alloc(0), Buffer.from('123456789'), require('node:crypto').randomBytes(70001)];
+  assert.strictEqual(tableCrc32(samples[1]), 0xcbf43926, 'the standard check value');
+  for (const data of samples) {
+    assert.strictEqual(tableCrc32(data), crc32(data));
+    if (typeof zlib.crc32 === 'function') assert.strictEqual(tableCrc32(data), zlib.crc32(data));
+  }
 });

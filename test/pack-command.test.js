@@ -36,17 +36,56 @@ test('pack ESM (with an fs-read settings file): the tar alone starts the app', a
   await packAndRunAlone('esm-app', 'index.js', /esm-app listening on \d+/);
 });
 
-test('two packs of the same app are byte-identical', async () => {
-  const dir = copyFixture('express-app');
+// Each fixture that packs, with the command that starts it: ES modules load in an order that
+// varies between runs, which must not reach the archive.
+const PACKED_APPS = [
+  ['express-app', ['--', 'node', 'server.js']],
+  ['esm-app', ['--', 'node', 'index.js']],
+  ['start-esm', ['--until', 'exit', '--', 'node', '--import', './preload.mjs', 'app.js']],
+  ['otel-express', ['--', 'node', '--require', './tracing.js', 'server.js']],
+  ['grpc-proto', ['--', 'node', 'server.js']],
+  ['plain-http', ['--', 'node', 'server.js']],
+];
+const PACKS = 5;
+
+/** Every entry of a tar but the code cache, whose V8 hash seed differs from pack to pack. */
+function entriesWithoutCodeCache(file) {
+  const { readTarEntries } = require('../lib/start/tar-reader.js');
+  return [...readTarEntries(fs.readFileSync(file))]
+    .filter((e) => e.path !== '.coldstart/code-cache.bin')
+    .map((e) => ({ path: e.path, type: e.type, mode: e.mode, linkpath: e.linkpath, data: e.data.toString('base64') }));
+}
+
+for (const [fixture, args] of PACKED_APPS) {
+  test(`${PACKS} packs of ${fixture} are byte-identical`, async () => {
+    const dir = copyFixture(fixture);
+    try {
+      const tars = [];
+      for (let i = 0; i < PACKS; i++) {
+        const out = path.join(dir, `pack-${i}.tar`);
+        const r = await runCli(['pack', '-q', '--out', out, ...args], { cwd: dir });
+        assert.strictEqual(r.code, 0, r.stderr);
+        tars.push(fs.readFileSync(out));
+      }
+      for (let i = 1; i < PACKS; i++) assert.ok(tars[i].equals(tars[0]), `pack ${i + 1} differs from pack 1`);
+      const listing = execFileSync('tar', ['-tvf', path.join(dir, 'pack-0.tar')], { encoding: 'utf8' }).trim().split('\n');
+      assert.ok(listing.every((l) => / 0\/0 /.test(l) || /root\/root/.test(l)), 'owner normalised');
+      assert.ok(!listing.some((l) => /pack-\d\.tar/.test(l)));
+    } finally { rm(dir); }
+  });
+}
+
+test(`${PACKS} packs with --code-cache are identical but for the code cache entry`, async () => {
+  const dir = copyFixture('esm-app');
   try {
-    const a = path.join(dir, 'a.tar');
-    const b = path.join(dir, 'b.tar');
-    assert.strictEqual((await runCli(['pack', '-q', '--out', a, '--', 'node', 'server.js'], { cwd: dir })).code, 0);
-    assert.strictEqual((await runCli(['pack', '-q', '--out', b, '--', 'node', 'server.js'], { cwd: dir })).code, 0);
-    assert.ok(fs.readFileSync(a).equals(fs.readFileSync(b)));
-    const listing = execFileSync('tar', ['-tvf', a], { encoding: 'utf8' }).trim().split('\n');
-    assert.ok(listing.every((l) => / 0\/0 /.test(l) || /root\/root/.test(l)), 'owner normalised');
-    assert.ok(!listing.some((l) => /a\.tar|b\.tar/.test(l)));
+    const packs = [];
+    for (let i = 0; i < PACKS; i++) {
+      const out = path.join(dir, `pack-${i}.tar`);
+      const r = await runCli(['pack', '-q', '--code-cache', '--out', out, '--', 'node', 'index.js'], { cwd: dir });
+      assert.strictEqual(r.code, 0, r.stderr);
+      packs.push(entriesWithoutCodeCache(out));
+    }
+    for (let i = 1; i < PACKS; i++) assert.deepStrictEqual(packs[i], packs[0], `pack ${i + 1} differs from pack 1`);
   } finally { rm(dir); }
 });
 
@@ -136,5 +175,27 @@ require('http').createServer().listen(0, () => console.log('cache-app listening'
     const asked = await pack(['node', 'app.js'], ['--no-code-cache-run']);
     assert.strictEqual(asked.summary.codeCache.made, 'compile');
     assert.doesNotMatch(asked.stderr, /warning/);
+  } finally { rm(dir); }
+});
+
+test('pack: a bad --out (a directory, under a file, under /proc) is one line and exit 2 before the app runs', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    const marker = path.join(dir, 'ran');
+    fs.writeFileSync(path.join(dir, 'app.js'), `require('fs').writeFileSync(${JSON.stringify(marker)}, '1');\nrequire('./server.js');\n`);
+    fs.mkdirSync(path.join(dir, 'existing'));
+    fs.writeFileSync(path.join(dir, 'a-file'), '');
+    for (const [out, pattern] of [
+      ['existing', /--out .*existing is a directory: give a file name/],
+      ['a-file/x.tar', /cannot write to --out .*a-file: ENOTDIR/],
+      ['/proc/coldstart-no-such/x.tar', /cannot write to --out \/proc\/coldstart-no-such: ENOENT/],
+    ]) {
+      const r = await runCli(['pack', '--out', out, '--', 'node', 'app.js'], { cwd: dir });
+      assert.strictEqual(r.code, 2, r.stderr);
+      const lines = r.stderr.trim().split('\n');
+      assert.strictEqual(lines.length, 1, r.stderr);
+      assert.match(lines[0], pattern);
+    }
+    assert.strictEqual(fs.existsSync(marker), false, 'the app was not started');
   } finally { rm(dir); }
 });

@@ -40,6 +40,9 @@ test('app crashes before listening: exit code and its error shown', async () => 
     const r = await runCli(['profile', '--json', '--', 'node', 'server.js'], { cwd: dir });
     assertFailure(r, 1, /failed before listening \(exit code 1\): Error: DATABASE_URL is not set/, dir);
     assert.match(r.stderr, /crash-before-listen: loading configuration/, 'the app stderr passed through');
+    const nested = await runCli(['profile', '--out', 'reports/today', '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(nested.code, 1);
+    assert.ok(!fs.existsSync(path.join(dir, 'reports')), 'a failed profile leaves no output directory behind');
   } finally { rm(dir); }
 });
 
@@ -101,4 +104,63 @@ test('Ctrl-C during capture writes what was gathered, marked partial, exit 130',
     assert.ok(fs.statSync(path.join(dir, '.coldstart', 'startup.cpuprofile')).size > 0);
     assert.match(r.stdout, /partial/);
   } finally { rm(dir); }
+});
+
+test('profile: an --out that cannot be made (/proc/foo) gives one line and exit 2, before the app runs', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    const marker = path.join(dir, 'ran');
+    fs.writeFileSync(path.join(dir, 'app.js'), `require('fs').writeFileSync(${JSON.stringify(marker)}, '1');\n`);
+    for (const out of ['/proc/coldstart-no-such/x', '/proc/coldstart-no-such']) {
+      assertFailure(await runCli(['profile', '--out', out, '--', 'node', 'app.js'], { cwd: dir }), 2, /cannot write to --out .*ENOENT/);
+    }
+    assert.strictEqual(fs.existsSync(marker), false, 'the app was not started');
+  } finally {
+    rm(dir);
+  }
+});
+
+test('profile: a failed run leaves no --out directory behind', async () => {
+  const dir = copyFixture('crash-before-listen');
+  try {
+    const r = await runCli(['profile', '--out', 'reports/today', '--', 'node', 'server.js'], { cwd: dir });
+    assertFailure(r, 1, /the app failed before listening/);
+    assert.strictEqual(fs.existsSync(path.join(dir, 'reports')), false, 'the directories made for --out are gone again');
+  } finally {
+    rm(dir);
+  }
+});
+
+test('messages read right: no Node process, the port in use, durations over 24 days, --esm, a diff of non-JSON', async () => {
+  assertFailure(await runCli(['profile', '--', 'true']), 1, /^coldstart: no Node process of the app started: "true" ended \(exit code 0\)$/);
+  const dir = copyFixture('plain-http');
+  const taken = net.createServer();
+  await new Promise((r) => taken.listen(0, r));
+  try {
+    const port = taken.address().port;
+    assertFailure(await runCli(['profile', '--', 'node', 'server.js'], { cwd: dir, env: { PORT: String(port) } }), 1,
+      new RegExp(`port already in use \\((port ${port}|\\S*:${port})\\)$`));
+    assertFailure(await runCli(['profile', '--timeout', '40000m', '--', 'node', 'server.js'], { cwd: dir }), 2, /invalid --timeout "40000m": at most 24 days/);
+    assertFailure(await runCli(['profile', '--until', '30d', '--', 'node', 'server.js'], { cwd: dir }), 2, /invalid --until/);
+    assertFailure(await runCli(['profile', '--esm', 'weird', '--', 'node', 'server.js'], { cwd: dir }), 2, /^coldstart: invalid --esm "weird": use auto, always or never$/);
+    fs.writeFileSync(path.join(dir, 'bad.json'), 'not json\n{\n');
+    assertFailure(await runCli(['diff', 'bad.json', 'bad.json'], { cwd: dir }), 2, /bad\.json is not JSON/);
+  } finally {
+    taken.close();
+    rm(dir);
+  }
+});
+
+test('view --no-serve on a file that is not a profile: exit 2, nothing written', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    fs.writeFileSync(path.join(dir, 'bad.json'), 'not json');
+    fs.writeFileSync(path.join(dir, 'other.cpuprofile'), '{"name": "not a profile"}');
+    for (const file of ['bad.json', 'other.cpuprofile']) {
+      assertFailure(await runCli(['view', '--no-serve', '--no-open', file], { cwd: dir }), 2, /is not a CPU profile or trace/);
+      assert.strictEqual(fs.existsSync(path.join(dir, `${file}.speedscope.js`)), false);
+    }
+  } finally {
+    rm(dir);
+  }
 });

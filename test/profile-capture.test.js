@@ -4,6 +4,7 @@ const assert = require('node:assert');
 const fs = require('fs');
 const path = require('path');
 const { capture } = require('../lib/capture/capture.js');
+const { readModuleSpan, outsideSpan } = require('./helpers/module-span.js');
 const { copyFixture, runCli, rm } = require('./helpers/app.js');
 
 function assertValidProfile(p) {
@@ -19,6 +20,20 @@ function assertValidProfile(p) {
   }
 }
 
+/** Samples whose stack holds the agent's hold (holdForCli > inspector.waitForDebugger). */
+function holdSamples(p) {
+  const parent = new Map();
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  for (const n of p.nodes) for (const c of n.children || []) parent.set(c, n.id);
+  const inHold = (id) => {
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      if (/^(holdForCli|inspectorWaitForDebugger|waitForDebugger)$/.test(byId.get(at).callFrame.functionName)) return true;
+    }
+    return false;
+  };
+  return p.samples.filter(inHold).length;
+}
+
 test('the profile covers process start to the listen moment', async () => {
   const dir = copyFixture('plain-http');
   try {
@@ -28,8 +43,9 @@ test('the profile covers process start to the listen moment', async () => {
     assert.strictEqual(path.basename(firstModule.file), 'server.js');
     // Convert the first module's start to the profile clock (µs, monotonic).
     const firstModuleUs = r.clock.startUs + r.clock.pausedUs + firstModule.startMs * 1000;
-    const firstSampleUs = r.profile.startTime + r.profile.timeDeltas[0];
-    assert.ok(firstSampleUs < firstModuleUs, 'first sample comes before the first user module runs');
+    assert.ok(r.profile.startTime >= r.clock.resumeUs, 'the profile starts when the start hold ends');
+    assert.strictEqual(holdSamples(r.profile), 0);
+    assert.ok(r.profile.startTime <= firstModuleUs, 'the profile spans the first user module from its start');
     const afterListenMs = (r.profile.endTime - r.clock.readyUs) / 1000;
     assert.ok(afterListenMs >= 0 && afterListenMs <= 10, `profile ends within 10 ms after listen (was ${afterListenMs} ms)`);
     assert.ok(r.readyAt > 0 && r.readyAt < 30000);
@@ -41,14 +57,17 @@ test('the profile covers process start to the listen moment', async () => {
   }
 });
 
-test('a module that busy-waits 50 ms is reported at 50 ± 5 ms self time, inside its parent', async () => {
+test('a module that busy-waits 50 ms is reported at the span it measured itself, inside its parent', async () => {
   const dir = copyFixture('slow-require');
   try {
-    const r = await capture({ command: ['node', 'server.js'], cwd: dir, profile: false });
+    const spanFile = path.join(dir, 'span.txt');
+    const r = await capture({ command: ['node', 'server.js'], cwd: dir, profile: false, env: { ...process.env, SLOW_SPAN_FILE: spanFile } });
+    const span = readModuleSpan(spanFile);
     const slow = r.modules.find((m) => m.file.endsWith('slow.js'));
     const server = r.modules.find((m) => m.file.endsWith('server.js'));
     assert.ok(slow && server);
-    assert.ok(Math.abs(slow.selfMs - 50) <= 5, `self ${slow.selfMs} ms`);
+    // Ground truth from the same process at the same time: between the module's own span and its caller's.
+    assert.strictEqual(outsideSpan(slow.selfMs, span), '');
     assert.strictEqual(slow.parent, server.file);
     assert.ok(server.inclusiveMs >= slow.inclusiveMs, 'parent inclusive contains the child');
     assert.ok(server.selfMs < server.inclusiveMs - 45, 'the child is not counted in the parent self time');
@@ -65,6 +84,7 @@ test('profile writes a cpuprofile, the startup file list and report.json; packag
     const out = path.join(dir, '.coldstart');
     const profile = JSON.parse(fs.readFileSync(path.join(out, 'startup.cpuprofile'), 'utf8'));
     assertValidProfile(profile);
+    assert.strictEqual(holdSamples(profile), 0, 'no sample is coldstart waiting for its profiler');
     const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
     for (const key of ['readyAt', 'until', 'partial', 'node', 'modules', 'packages', 'files', 'bytes']) assert.ok(key in report, key);
     assert.strictEqual(report.node, process.version);
@@ -113,6 +133,9 @@ test('--until exit profiles a script that ends by itself', async () => {
     assert.strictEqual(code, 0, stderr);
     const doc = JSON.parse(stdout);
     assert.strictEqual(doc.until, 'exit');
+    const profile = JSON.parse(fs.readFileSync(path.join(dir, '.coldstart', 'startup.cpuprofile'), 'utf8'));
+    assert.ok(profile.samples.length > 0);
+    assert.strictEqual(holdSamples(profile), 0, 'no sample is coldstart waiting for its profiler, at start or at exit');
     assert.strictEqual(doc.exitCode, 0);
     assert.ok(doc.modules.some((m) => m.file === 'build.js'));
   } finally {

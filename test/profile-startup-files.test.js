@@ -54,3 +54,16 @@ test('files read outside the root are reported, not listed', async () => {
     rm(outside);
   }
 });
+
+test('a startup longer than the agent\'s watch of the CLI (250 ms): its /proc reads are not the app\'s', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-slow-start-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'package.json'), '{ "name": "slow-start", "private": true }');
+    fs.writeFileSync(path.join(dir, 'server.js'), "setTimeout(() => require('http').createServer().listen(0), 700);\n");
+    const r = await runCli(['profile', '--json', '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout);
+    assert.ok(report.readyAt >= 700, `${report.readyAt}`);
+    assert.deepStrictEqual(report.outsideRoot, []);
+  } finally { rm(dir); }
+});

@@ -4,7 +4,7 @@ const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { diffReports, renderDiff } = require('../lib/report/diff.js');
+const { diffReports, diffRuns, renderDiff } = require('../lib/report/diff.js');
 const { packageTotals } = require('../lib/analyze/require-tree.js');
 const { runCli, rm } = require('./helpers/app.js');
 
@@ -53,12 +53,14 @@ const after = makeReport({
 
 test('headline figures: time to ready, modules, packages, files, bytes', () => {
   const d = diffReports(before, after);
-  assert.deepStrictEqual(d.readyAt, { before: 100, after: 160, delta: 60, pct: 60 });
+  assert.strictEqual(d.method, 'single');
+  assert.deepStrictEqual(d.readyAt, { before: 100, after: 160, delta: 60, pct: 60, band: 48, verdict: 'slower' });
   assert.deepStrictEqual(d.modules, { before: 5, after: 6, delta: 1, pct: 20 });
   assert.deepStrictEqual(d.packages, { before: 4, after: 4, delta: 0, pct: 0 });
   assert.strictEqual(d.files.delta, 3);
   assert.strictEqual(d.bytes.delta, 4000);
-  assert.strictEqual(d.categories.execute.delta, 53);
+  assert.deepStrictEqual([d.categories.execute.delta, d.categories.execute.verdict], [53, 'slower']);
+  assert.strictEqual(d.categories.resolve.verdict, 'noise');
   assert.strictEqual(d.modulesAdded, 2);
   assert.strictEqual(d.modulesRemoved, 1);
 });
@@ -71,21 +73,90 @@ test('packages that appear and vanish at startup', () => {
   assert.deepStrictEqual(d.packagesRemoved.map((p) => p.name), ['ms']);
 });
 
-test('biggest movers by own time, largest change first, noise left out', () => {
+test('single runs: biggest movers only beyond the run-to-run spread, largest change first', () => {
   const d = diffReports(before, after);
-  assert.deepStrictEqual(d.packageMovers.map((p) => [p.name, p.status, p.delta]), [
-    ['@aws-sdk/client-s3', 'added', 70],
-    ['ms', 'removed', -3],
-  ], 'changes under 0.5 ms (express +0.2, debug -0.1, (app) +0.2) are noise');
-  assert.deepStrictEqual(d.moduleMovers.map((m) => [m.file, m.delta]), [
-    ['node_modules/@aws-sdk/client-s3/dist/a.js', 50],
-    ['node_modules/@aws-sdk/client-s3/index.js', 20],
-    ['node_modules/ms/index.js', -3],
+  assert.deepStrictEqual(d.packageMovers.map((p) => [p.name, p.status, p.delta, p.verdict]), [
+    ['@aws-sdk/client-s3', 'added', 70, 'slower'],
+  ], 'ms (-3 ms) and the small moves are within the spread of single runs');
+  assert.deepStrictEqual(d.moduleMovers.map((m) => [m.file, m.delta, m.band]), [
+    ['node_modules/@aws-sdk/client-s3/dist/a.js', 50, 25],
+    ['node_modules/@aws-sdk/client-s3/index.js', 20, 16],
   ]);
-  assert.strictEqual(d.moduleMovers[2].before, 3);
-  assert.strictEqual(d.moduleMovers[2].after, null);
+  assert.strictEqual(d.moduleMovers[0].before, null);
+  assert.strictEqual(d.moduleMovers[0].package, '@aws-sdk/client-s3');
   assert.strictEqual(diffReports(before, after, { top: 1 }).moduleMovers.length, 1);
-  assert.strictEqual(diffReports(before, after, { minMs: 0 }).packageMovers.length, 5);
+});
+
+// Two runs of one unchanged app, as far apart as measured between runs of the express fixture:
+// time to ready 21% apart, the app's own code 5 -> 16 ms, a collection inside one small module.
+const runA = makeReport({
+  readyAt: 195.1,
+  rows: [
+    ['server.js', null, 5.2, 90],
+    ['node_modules/express/index.js', 'server.js', 6.1, 60],
+    ['node_modules/cookie/index.js', 'node_modules/express/index.js', 0.3, 0.3],
+    ['node_modules/mime-types/index.js', 'node_modules/express/index.js', 7.8, 12],
+  ],
+});
+const runB = makeReport({
+  readyAt: 237,
+  rows: [
+    ['server.js', null, 16.1, 110],
+    ['node_modules/express/index.js', 'server.js', 11.9, 70],
+    ['node_modules/cookie/index.js', 'node_modules/express/index.js', 6.1, 6.1],
+    ['node_modules/mime-types/index.js', 'node_modules/express/index.js', 11.7, 15],
+  ],
+});
+
+test('two single runs of the same app: every change is noise, no mover', () => {
+  const d = diffReports(runA, runB);
+  assert.strictEqual(d.readyAt.verdict, 'noise');
+  assert.deepStrictEqual([d.packageMovers, d.moduleMovers], [[], []]);
+  const text = renderDiff(d, { before: 'a', after: 'b' });
+  assert.match(text, /time to ready: within the spread of single runs \(±71\.1 ms\)/);
+  assert.match(text, /No package or module moved beyond noise\./);
+  assert.match(text, /Single runs compared: .* coldstart diff --runs a1\.json/);
+});
+
+/** A run of the app: the same modules with a little jitter, optionally one more module. */
+function run(i, extra) {
+  const jitter = (x) => Math.round((x + ((i * 7) % 5) * 0.4) * 100) / 100;
+  const rows = [
+    ['server.js', null, jitter(5), 40],
+    ['node_modules/express/index.js', 'server.js', jitter(8), 30],
+    ['node_modules/mime-types/index.js', 'node_modules/express/index.js', jitter(9), 9],
+  ];
+  if (extra) rows.push(['lib/slow.js', 'server.js', jitter(50), 50]);
+  return makeReport({ readyAt: jitter(extra ? 150 : 100), rows });
+}
+
+test('runs: a module that takes 50 ms more is the mover, with its interval', () => {
+  const d = diffRuns([0, 1, 2, 3, 4].map((i) => run(i)), [0, 1, 2, 3, 4].map((i) => run(i, true)));
+  assert.deepStrictEqual([d.method, d.runs], ['runs', { before: 5, after: 5 }]);
+  assert.strictEqual(d.readyAt.verdict, 'slower');
+  assert.ok(d.readyAt.low > 0 && d.readyAt.high >= d.readyAt.delta);
+  assert.deepStrictEqual(d.moduleMovers.map((m) => [m.file, m.status, m.verdict]), [['lib/slow.js', 'added', 'slower']]);
+  assert.deepStrictEqual(d.packageMovers.map((p) => [p.name, p.verdict]), [['(app)', 'slower']]);
+  const m = d.moduleMovers[0];
+  assert.ok(m.low > 45 && m.high < 55, `${m.low} .. ${m.high}`);
+  const text = renderDiff(d);
+  assert.match(text, /time to ready: 1\.\d\dx slower \(\+50\.0 ms, 9\d% interval/);
+  assert.match(text, /lib\/slow\.js \(new\)\s+–\s+50\.\d ms\s+\+50\.\d ms\s+\[\+\d+\.\d+ … \+\d+\.\d+\]/);
+  assert.match(text, /Compared 5 runs with 5/);
+});
+
+test('runs of the same app: no mover, time to ready within noise', () => {
+  const d = diffRuns([0, 1, 2, 3].map((i) => run(i)), [4, 5, 6, 7].map((i) => run(i)));
+  assert.strictEqual(d.readyAt.verdict, 'noise');
+  assert.deepStrictEqual([d.packageMovers, d.moduleMovers], [[], []]);
+  const few = diffRuns([run(0), run(1)], [run(2, true), run(3, true)]);
+  assert.strictEqual(few.readyAt.verdict, 'too few runs');
+  assert.match(renderDiff(few), /too few runs to tell a difference from noise \(2 runs each\)/);
+});
+
+test('reports with extra fields (a module\'s collection time) diff the same', () => {
+  const withGc = (r) => ({ ...r, modules: r.modules.map((m) => ({ ...m, gcMs: 1.5, idleMs: 0 })), packages: r.packages.map((p) => ({ ...p, gcMs: 1.5 })) });
+  assert.deepStrictEqual(diffReports(withGc(before), withGc(after)), diffReports(before, after));
 });
 
 test('a report compared with itself shows no change', () => {
@@ -93,18 +164,18 @@ test('a report compared with itself shows no change', () => {
   assert.strictEqual(d.readyAt.delta, 0);
   assert.deepStrictEqual([d.packagesAdded, d.packagesRemoved, d.packageMovers, d.moduleMovers], [[], [], [], []]);
   const text = renderDiff(d, { before: 'a', after: 'a' });
-  assert.doesNotMatch(text, /New at startup|No longer loaded|movers/);
+  assert.doesNotMatch(text, /New at startup|No longer loaded|Biggest movers/);
 });
 
 test('terminal table: signed changes, new and gone packages, no colour unless asked', () => {
   const text = renderDiff(diffReports(before, after), { before: 'old.json', after: 'new.json' });
   assert.match(text, /^coldstart diff: old\.json -> new\.json/);
   assert.match(text, /time to ready\s+100 ms\s+160 ms\s+\+60\.0 ms \(\+60\.0%\)/);
+  assert.match(text, /time to ready: slower, beyond the spread of single runs \(±48\.0 ms\)/);
   assert.match(text, /bytes read\s+5\.0 kB\s+9\.0 kB\s+\+4\.0 kB/);
   assert.match(text, /New at startup \(1 package\)\n\s+\+ @aws-sdk\/client-s3\s+2 modules\s+own 70\.0 ms/);
   assert.match(text, /No longer loaded \(1 package\)\n\s+- ms\s+1 module\s/);
   assert.match(text, /node_modules\/@aws-sdk\/client-s3\/dist\/a\.js \(new\)\s+–\s+50\.0 ms\s+\+50\.0 ms/);
-  assert.match(text, /node_modules\/ms\/index\.js \(gone\)\s+3\.0 ms\s+–\s+-3\.0 ms/);
   assert.doesNotMatch(text, /\u001b\[/);
   assert.match(renderDiff(diffReports(before, after), { color: true }), /\u001b\[31m\+60\.0 ms/);
 });
@@ -117,6 +188,7 @@ test('coldstart diff: table, --json, and one clear line on bad input', async () 
     fs.writeFileSync(path.join(dir, 'b', 'report.json'), JSON.stringify(after));
     fs.writeFileSync(path.join(dir, 'broken.json'), '{"readyAt": 1,');
     fs.writeFileSync(path.join(dir, 'other.json'), '{"name": "not a report"}');
+    fs.mkdirSync(path.join(dir, 'empty'));
 
     const table = await runCli(['diff', 'a.json', 'b'], { cwd: dir });
     assert.strictEqual(table.code, 0, table.stderr);
@@ -129,12 +201,41 @@ test('coldstart diff: table, --json, and one clear line on bad input', async () 
     assert.strictEqual(doc.readyAt.delta, 60);
     assert.deepStrictEqual(doc.packagesAdded.map((p) => p.name), ['@aws-sdk/client-s3']);
 
+    // Sets of runs: lists either side of --, or directories of reports.
+    fs.mkdirSync(path.join(dir, 'runs-before'));
+    fs.mkdirSync(path.join(dir, 'runs-after'));
+    for (let i = 0; i < 5; i++) {
+      fs.writeFileSync(path.join(dir, 'runs-before', `${i}.json`), JSON.stringify(run(i)));
+      fs.mkdirSync(path.join(dir, 'runs-after', String(i)));
+      fs.writeFileSync(path.join(dir, 'runs-after', String(i), 'report.json'), JSON.stringify(run(i, true)));
+    }
+    const runs = await runCli(['diff', '--runs', 'runs-before', 'runs-after', '--json'], { cwd: dir });
+    assert.strictEqual(runs.code, 0, runs.stderr);
+    const runsDoc = JSON.parse(runs.stdout);
+    assert.strictEqual(runsDoc.before.length, 5);
+    assert.strictEqual(runsDoc.after[0], path.join('runs-after', '0', 'report.json'));
+    assert.deepStrictEqual([runsDoc.method, runsDoc.readyAt.verdict], ['runs', 'slower']);
+    assert.ok(runsDoc.readyAt.low > 0 && runsDoc.readyAt.confidence >= 0.95);
+    assert.deepStrictEqual(runsDoc.moduleMovers.map((m) => [m.file, m.verdict]), [['lib/slow.js', 'slower']]);
+    assert.ok(runsDoc.moduleMovers[0].low > 0);
+    const listed = await runCli(['diff', '--runs', ...[0, 1, 2, 3].map((i) => `runs-before/${i}.json`), '--',
+      ...[0, 1, 2, 3].map((i) => `runs-after/${i}`)], { cwd: dir });
+    assert.strictEqual(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /^coldstart diff: 4 runs \(runs-before\/0\.json …\) -> 4 runs \(runs-after\/0 …\)/);
+    assert.match(listed.stdout, /lib\/slow\.js \(new\)/);
+
     const bad = [
       [['diff', 'a.json', 'missing.json'], /report not found: missing\.json/],
       [['diff', 'a.json', 'broken.json'], /broken\.json is not JSON/],
       [['diff', 'a.json', 'other.json'], /other\.json is not a coldstart report/],
       [['diff', 'a.json'], /diff needs two reports/],
       [['diff', 'a.json', 'b', '--top', '0'], /invalid --top "0"/],
+      [['diff', 'a.json', '--', 'b'], /reports after -- are sets of runs: add --runs/],
+      [['diff', '--runs', 'a.json'], /diff --runs needs two sets of reports/],
+      [['diff', '--runs', 'a.json', '--', 'b'], /diff --runs: the runs before are 1 report; give at least 2 a side/],
+      [['diff', '--runs', 'a.json', 'b'], /diff --runs: a\.json is not a directory/],
+      [['diff', '--runs', 'runs-before', 'empty'], /diff --runs: the runs after are 0 reports/],
+      [['diff', '--runs', 'a.json', 'a.json', '--', 'missing.json', 'b'], /report not found: missing\.json/],
     ];
     for (const [args, pattern] of bad) {
       const r = await runCli(args, { cwd: dir });

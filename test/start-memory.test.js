@@ -26,7 +26,7 @@ test('--mode memory: express starts with modules served from the archive', async
   const { dir, tar } = await packed('express-app', 'server.js');
   try {
     const out = await startUntilListen(dir, ['--archive', tar, '--mode', 'memory', '--', 'node', 'server.js'], /express-app listening on \d+/);
-    assert.match(out, /coldstart: serving \d+ files, .* from memory \(\d+ resolutions[,)]/);
+    assert.match(out, /coldstart: serving \d+ files, .* from memory \(\d+ resolutions[,;)]/);
     assert.doesNotMatch(out, /warning/);
   } finally { rm(dir); }
 });
@@ -95,7 +95,7 @@ test('--mode memory: a file changed after packing is read from disk, with one wa
   try {
     fs.writeFileSync(path.join(dir, 'config.json'), '{ "name": "changed-after-pack" }');
     const out = await startUntilListen(dir, ['--archive', tar, '--mode', 'memory', '--', 'node', 'server.js'], /express-app listening/);
-    assert.strictEqual((out.match(/warning: config\.json differs from the archive/g) || []).length, 1, out);
+    assert.strictEqual((out.match(/warning: config\.json changed on disk after the archive/g) || []).length, 1, out);
   } finally { rm(dir); }
 });
 
@@ -169,7 +169,7 @@ test('--mode memory: a hand-made tar with a code-cache entry but no index still 
     const tar = path.join(dir, 'hand.tar');
     spawnSync('tar', ['-cf', tar, '-C', tree, '.']);
     const out = await startUntilListen(dir, ['--archive', tar, '--', 'node', 'app.js'], /noindex listening/);
-    assert.match(out, /coldstart: serving 1 files, \d+ B from memory \(0 resolutions\)/);
+    assert.match(out, /coldstart: serving 1 files, \d+ B from memory \(0 resolutions: no startup index, packed with --manifest or by hand, so Node resolves\)/);
     assert.doesNotMatch(out, /code cache|TypeError/);
   } finally { rm(dir); }
 });
@@ -180,6 +180,45 @@ test('--mode memory: an ESM app starts (in-thread ESM hooks where Node has them,
     const out = await startUntilListen(dir, ['--archive', tar, '--mode', 'memory', '--', 'node', 'index.js'], /esm-app listening/);
     assert.match(out, /serving/);
     const inThreadHooks = typeof require('module').registerHooks === 'function';
-    assert.strictEqual(/3 ES modules/.test(out), inThreadHooks, out);
+    assert.strictEqual(/3 ES modules[,)]/.test(out), inThreadHooks, out);
+    // Where they cannot be served, the start line says so plainly.
+    assert.strictEqual(/3 ES modules read from disk: Node [\d.]+ has no in-thread loader hooks/.test(out), !inThreadHooks, out);
+  } finally { rm(dir); }
+});
+
+test('--mode memory: ES modules keep their identity: import.meta, import() from a served module, stack columns', async () => {
+  const dir = copyFixture('esm-app');
+  try {
+    fs.writeFileSync(path.join(dir, 'lib', 'where.js'), `export function where() {
+  let thrown; try { JSON.parse('{bad'); } catch (err) { thrown = err.stack.split('\\n')[1].trim(); }
+  return { url: import.meta.url, filename: import.meta.filename ?? null, dirname: import.meta.dirname ?? null,
+    stack: new Error('x').stack.split('\\n')[1].trim(), thrown };
+}
+export const late = () => import('./greeting.js');
+`);
+    fs.writeFileSync(path.join(dir, 'probe.js'), `import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { where, late } from './lib/where.js';
+const info = { main: import.meta.url, where: where(), resolved: import.meta.resolve('./lib/greeting.js') };
+info.dynamic = (await late()).greeting;
+writeFileSync(process.env.OUT, JSON.stringify(info));
+createServer().listen(0, () => console.log('probe listening'));
+`);
+    const tar = path.join(dir, '.s.tar');
+    const r = await runCli(['pack', '-q', '--out', tar, '--', 'node', 'probe.js'], { cwd: dir, env: { OUT: path.join(dir, 'pack.json') } });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const plainOut = path.join(dir, 'plain.json');
+    const memOut = path.join(dir, 'mem.json');
+    spawnSync(process.execPath, ['-r', EXIT_ON_LISTEN, 'probe.js'], { cwd: dir, env: { ...process.env, OUT: plainOut } });
+    const started = spawnSync(process.execPath, [BIN, 'start', '--archive', tar, '--mode', 'memory', '--', 'node', '-r', EXIT_ON_LISTEN, 'probe.js'],
+      { cwd: dir, env: { ...process.env, OUT: memOut }, encoding: 'utf8' });
+    assert.doesNotMatch(started.stderr, /warning|Warning/, started.stderr);
+    // Served from memory where Node has in-thread hooks (22.15+), from disk on Node 20: same identity either way.
+    const inThreadHooks = typeof require('module').registerHooks === 'function';
+    assert.match(started.stderr, inThreadHooks ? /serving \d+ files, .* \d+ ES modules[,)]/ : /ES modules read from disk/, started.stderr);
+    const plain = JSON.parse(fs.readFileSync(plainOut, 'utf8'));
+    assert.strictEqual(plain.dynamic, 'hello from esm');
+    assert.match(plain.where.stack, /lib\/where\.js:4:\d+/);
+    assert.deepStrictEqual(JSON.parse(fs.readFileSync(memOut, 'utf8')), plain);
   } finally { rm(dir); }
 });

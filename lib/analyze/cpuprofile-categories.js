@@ -106,7 +106,7 @@ const LEAF_CATEGORIES = new Map([
   ['(idle)', 'idle'],
 ]);
 
-// coldstart's own code inside the app (lib/capture agent, lib/pack launcher) wraps the app's
+// coldstart's own code inside the app (lib/capture agent, lib/in-app, lib/start) wraps the app's
 // requires; it must not make every stack look like the app's code. The installed-package form
 // covers profiles saved by another copy of coldstart and viewed here.
 const OWN_LIB = path.resolve(__dirname, '..');
@@ -303,4 +303,4 @@ function topFunctions(profile, n = 10, { ranges } = {}) {
     .map(({ functionName, url, lineNumber, self }) => ({ functionName, url, lineNumber, selfMs: self / 1000 }));
 }
 
-module.exports = { categorize, topFunctions, CATEGORIES };
+module.exports = { categorize, topFunctions, timedSamples, CATEGORIES };

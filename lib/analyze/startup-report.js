@@ -2,7 +2,7 @@
 // The report.json document: everything a person or a later command (view, diff,
 // check) needs from one capture, without the raw CPU profile. Pure.
 const { packageTotals, topModules } = require('./require-tree.js');
-const { relativeInside } = require('../capture/module-records.js');
+const { relativeInside } = require('../paths.js');
 
 const SCHEMA_VERSION = 1;
 
@@ -17,21 +17,29 @@ const round = (n) => (n == null ? n : Math.round(n * 100) / 100);
 
 /**
  * @param {object} result CaptureResult (its CPU profile, when it has one, gives the categories)
- * @param {{ artifacts?: object }} [extra]
+ * @param {{ artifacts?: object, readSource?: (file: string) => string|null }} [extra] readSource finds the
+ *   line of a require for the advice (its line is null without it)
  */
 function buildReport(result, extra = {}) {
   const show = (file) => (file && relativeInside(result.root, file)) || file;
-  const modules = result.modules.map((m) => ({
-    file: show(m.file),
-    package: m.package,
-    kind: m.kind,
-    parent: m.parent ? show(m.parent) : null,
-    startMs: round(m.startMs),
-    resolveMs: round(m.resolveMs),
-    loadMs: round(m.loadMs),
-    selfMs: round(m.selfMs),
-    inclusiveMs: round(m.inclusiveMs),
-  }));
+  const apart = timeApart(result);
+  const modules = result.modules.map((m) => {
+    const { gcMs, idleMs } = apart.get(m.file) || { gcMs: null, idleMs: null };
+    return {
+      file: show(m.file),
+      package: m.package,
+      kind: m.kind,
+      parent: m.parent ? show(m.parent) : null,
+      startMs: round(m.startMs),
+      resolveMs: round(m.resolveMs),
+      loadMs: round(m.loadMs),
+      // The module's own work: collections and idle time inside its window are shown apart.
+      selfMs: round(Math.max(0, m.selfMs - (gcMs || 0) - (idleMs || 0))),
+      gcMs: round(gcMs),
+      idleMs: round(idleMs),
+      inclusiveMs: round(m.inclusiveMs),
+    };
+  });
   const bytes = result.files.reduce((sum, f) => sum + f.bytes, 0);
   return {
     schema: SCHEMA_VERSION,
@@ -54,8 +62,18 @@ function buildReport(result, extra = {}) {
     packages: packageTotals(modules, new Map(result.files.map((f) => [f.path, f.bytes]))),
     modules,
     builtins: result.builtins || [],
+    network: result.network ? require('./network-waits.js').networkReport(result.network) : null,
+    advice: adviceOf(result, extra.readSource),
     artifacts: extra.artifacts || {},
   };
+}
+
+/** GC and idle time inside each module's own window; empty without a CPU profile. */
+function timeApart(result) {
+  if (!result.profile || !result.clock) return new Map();
+  const { gcByModule } = require('./module-gc.js');
+  const { startUs, pausedUs } = result.clock;
+  return gcByModule(result.modules, result.profile, (ms) => startUs + pausedUs + ms * 1000);
 }
 
 function countBy(list, key) {
@@ -73,4 +91,28 @@ function headline(report, n = 5) {
   };
 }
 
-module.exports = { buildReport, headline };
+/**
+ * What to change, the largest estimated saving first: lazy-load candidates (with --coverage),
+ * packages loaded from several copies, and synchronous work on the startup path.
+ */
+function adviceOf(result, readSource) {
+  const { displayPath } = require('../paths.js');
+  const show = (file) => (result.root ? displayPath(result.root, file) : file);
+  const lazy = require('./lazy-candidates.js').lazyCandidates(result, { readSource });
+  // A module proposed to load lazily takes its top-level work with it: not a second finding.
+  const deferred = (file) => lazy.some((a) => file === a.subject || file.startsWith(`node_modules/${a.subject}/`));
+  const sync = require('./sync-work.js').syncWork(result, { readSource, show })
+    .filter((a) => !(a.subject === 'top-level code' && deferred(a.file)));
+  return [...lazy, ...require('./duplicate-packages.js').duplicatePackages(result, { readSource, show }), ...sync]
+    .sort((a, b) => b.estimatedMs - a.estimatedMs);
+}
+
+/** How a report names its ready moment: 'listening', 'exit', the first 2xx of a readiness URL, a mark. */
+function momentOf(until) {
+  if (until === 'listen') return 'listening';
+  if (until === 'exit') return 'exit';
+  if (/^http:/.test(until)) return `first 2xx of ${until}`;
+  return `the ${until} mark`;
+}
+
+module.exports = { buildReport, headline , momentOf };

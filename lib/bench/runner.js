@@ -7,10 +7,12 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { capture } = require('../capture/capture.js');
-const { summarize } = require('./stats.js');
+const { summarize } = require('../stats.js');
+const { compareSeries } = require('./comparisons.js');
 const { CommandError, UsageError } = require('../errors.js');
 
-const STDERR_TAIL_LINES = 15;
+// Enough for the app's own last lines above a Node 22+ crash (its stack alone takes about 15).
+const STDERR_TAIL_LINES = 30;
 
 /**
  * @typedef {object} Series
@@ -116,16 +118,21 @@ async function dockerSample(series, { until, timeoutMs }) {
  *   timeoutMs?: number, signal?: AbortSignal, force?: AbortSignal,
  *   onProgress?: (p: {done: number, total: number, label: string, ms: number, warmup: boolean}) => void}} options
  *   signal: stop after the current run and return what was gathered (partial); force: kill now
- * @returns {Promise<{runs: number, warmup: number, until: string, partial: boolean,
+ * @returns {Promise<{runs: number, warmup: number, until: string, partial: boolean, order: number[],
  *   series: {label: string, where: string, command: string[], metric: 'inside'|'outside',
- *   inside: number[], outside: number[], stats: {inside: ?object, outside: object}}[]}>}
- *   inside is empty (and its stats null) for containers: there the time is measured outside only
+ *   inside: number[], outside: number[], stats: {inside: ?object, outside: object}}[],
+ *   comparisons: ReturnType<typeof compareSeries>}>}
+ *   inside is empty (and its stats null) for containers: there the time is measured outside only;
+ *   order is the index of the series of each counted run, in the order they ran (0, 1, 2, 0, 1, 2, ...)
  */
 async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, timeoutMs = 60_000, signal, force, onProgress }) {
   if (!Array.isArray(series) || series.length === 0) throw new UsageError('nothing to benchmark');
   if (!Number.isInteger(runs) || runs < 1) throw new UsageError(`runs must be a whole number >= 1, got ${runs}`);
-  if (until.mode !== 'listen' && until.mode !== 'exit') {
-    throw new UsageError('bench times the way to listen or to exit: --until takes listen or exit here');
+  if (until.mode !== 'listen' && until.mode !== 'exit' && until.mode !== 'http') {
+    throw new UsageError('bench times the way to listen, to a readiness URL or to exit: --until takes listen, http:/path or exit here');
+  }
+  if (until.mode === 'http' && series.some((s) => s.where === 'docker')) {
+    throw new UsageError('--until http: is for local runs: containers are timed to their listening line');
   }
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-bench-'));
   const results = series.map((s) => ({
@@ -139,6 +146,7 @@ async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, 
     outside: [],
   }));
   const total = series.length * (warmup + runs);
+  const order = [];
   let done = 0;
   let partial = false;
   const stopContainers = () => require('./docker.js').stopAllContainers();
@@ -160,6 +168,7 @@ async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, 
       throw err;
     }
     if (!isWarmup) {
+      order.push(i);
       if (sample.inside !== undefined) results[i].inside.push(sample.inside);
       results[i].outside.push(sample.outside);
     }
@@ -190,7 +199,7 @@ async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, 
       outside: summarize(r.outside),
     };
   }
-  return { runs, warmup, until: until.mode, partial, series: results };
+  return { runs, warmup, until: until.mode === 'http' ? until.url : until.mode, partial, order, series: results, comparisons: compareSeries(results) };
 }
 
 // ---------------------------------------------------------------------------------------------

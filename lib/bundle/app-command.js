@@ -3,7 +3,7 @@
 // (--require, --import, --loader), which argument is the entry, and the same command
 // rewritten to start the bundle from the output directory. Pure.
 const path = require('path');
-const { entryIndex, isNode } = require('../capture/command-check.js');
+const { parseNodeCommand, isNode } = require('../node-command.js');
 const { UsageError } = require('../errors.js');
 
 const PRELOAD_FLAGS = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader']);
@@ -26,20 +26,11 @@ function parseAppCommand(command) {
   if (!isNode(command[0])) {
     throw new UsageError(`bundle needs a node command with an entry file (got "${command[0]}"): e.g. coldstart bundle -- node --require ./tracing.js server.js`);
   }
-  const at = entryIndex(command);
-  if (at < 0) throw new UsageError('bundle needs an entry file in the node command (node -e/-p and the REPL cannot be bundled)');
-  const preloads = [];
-  for (let i = 1; i < at; i++) {
-    const arg = command[i];
-    const eq = arg.indexOf('=');
-    const flag = eq === -1 ? arg : arg.slice(0, eq);
-    if (!PRELOAD_FLAGS.has(flag)) continue;
-    const inline = eq !== -1;
-    const spec = inline ? arg.slice(eq + 1) : command[i + 1];
-    if (spec === undefined) break;
-    preloads.push({ flag, spec, at: inline ? i : i + 1, inline, isPath: isPathSpec(spec) });
-    if (!inline) i++;
-  }
+  const parsed = parseNodeCommand(command);
+  if (parsed.problem) throw new UsageError('bundle needs an entry file in the node command (node -e/-p and the REPL cannot be bundled)');
+  const at = parsed.entryAt;
+  const preloads = parsed.flags.filter((f) => PRELOAD_FLAGS.has(f.name))
+    .map((f) => ({ flag: f.name, spec: f.value, at: f.inline ? f.at : f.at + 1, inline: f.inline, isPath: isPathSpec(f.value) }));
   return {
     node: command[0],
     flags: command.slice(1, at),

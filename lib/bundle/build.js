@@ -3,7 +3,7 @@
 // itself: which packages ended up inside, which externals the bundle requires, and which
 // requires ncc could not resolve (they throw when they run).
 const path = require('path');
-const { packageOf, packageName } = require('../capture/module-records.js');
+const { packageOf, packageName } = require('../package-name.js');
 const { CommandError } = require('../errors.js');
 
 const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

@@ -9,15 +9,18 @@ const { builtinModules } = require('module');
 const { CommandError, UsageError } = require('../errors.js');
 const { capture } = require('../capture/capture.js');
 const { nodeOptionsWithPreload } = require('../capture/launch.js');
-const { relativeInside, displayPath, packageName } = require('../capture/module-records.js');
+const { relativeInside, displayPath } = require('../paths.js');
+const { packageName } = require('../package-name.js');
 const { parseAppCommand, bundleCommand } = require('./app-command.js');
 const { startupPackages } = require('./startup-packages.js');
 const { decideExternals, completeExternals, hookTarget } = require('./externals.js');
 const { findPackageDir, readManifest, planRuntimeModules } = require('./runtime-modules.js');
 const { loadingWarnings } = require('./loading-warnings.js');
+const { warning } = require('../warnings.js');
 const { checkOutDir, writeBundleDir, MARKER } = require('./output.js');
 const { verifyBundle, startupReads, readsNotSeen, dirSize } = require('./verify.js');
 const { writeFileAtomic } = require('../write-atomic.js');
+const { shellWord } = require('../shell-words.js');
 
 const PROBE = path.join(__dirname, 'hook-probe.js');
 // Package names in require()/import of a file ncc could not reach: their packages must be installed.
@@ -109,27 +112,24 @@ async function bundleApp(opts) {
       return rel;
     };
     for (const file of facts.app.preload) {
-      if (!copy(file)) warnings.push({ code: 'PRELOAD_OUTSIDE_ROOT', message: `preload file ${file} is outside the app root: not copied, the start command uses it where it is` });
+      if (!copy(file)) warnings.push(warning('PRELOAD_OUTSIDE_ROOT', `preload file ${file} is outside the app root: not copied, the start command uses it where it is`, { file }));
     }
     for (const file of facts.app.reads) copy(file);
     const unbundled = facts.app.main.filter((f) => f !== entryFile && !build.appFiles.has(f));
     for (const file of unbundled) copy(file);
     if (unbundled.length) {
       const n = unbundled.length;
-      warnings.push({
-        code: 'NOT_IN_BUNDLE',
-        message: `${n} app module${n === 1 ? '' : 's'} loaded at startup ${n === 1 ? 'is' : 'are'} not in the bundle (a require ncc cannot follow): ` +
+      warnings.push(warning('NOT_IN_BUNDLE',
+        `${n} app module${n === 1 ? '' : 's'} loaded at startup ${n === 1 ? 'is' : 'are'} not in the bundle (a require ncc cannot follow): ` +
           `copied beside it at the same path, e.g. ${displayPath(root, unbundled[0])}`,
-        files: unbundled.map((f) => displayPath(root, f)),
-      });
+        { files: unbundled.map((f) => displayPath(root, f)) }));
     }
     for (const u of build.unresolved) {
       // A require the original cannot resolve either fails alike in both (or sits in a try).
       if (!resolvesFrom(u.request, u.from)) continue;
-      warnings.push({
-        code: 'UNRESOLVED_REQUIRE',
-        message: `ncc could not resolve "${u.request}" (required by ${displayPath(root, u.from)}): the bundle throws if that require runs`,
-      });
+      warnings.push(warning('UNRESOLVED_REQUIRE',
+        `ncc could not resolve "${u.request}" (required by ${displayPath(root, u.from)}): the bundle throws if that require runs`,
+        { request: u.request, from: displayPath(root, u.from) }));
     }
     const sources = facts.app.main.filter((f) => /\.[cm]?[jt]sx?$/.test(f)).map((file) => ({ file, text: readText(file) }));
     warnings.push(...loadingWarnings({ root, readdirs: probe.readdirs, loaded: facts.app.main, sources, bundled: build.appFiles }));
@@ -151,7 +151,7 @@ async function bundleApp(opts) {
       }
     }
     const { placements, missing } = planRuntimeModules([...roots].map(([name, dir]) => ({ name, dir })));
-    for (const m of missing) warnings.push({ code: 'MISSING_DEPENDENCY', message: `${m.from} depends on ${m.name}, which is not installed: not copied` });
+    for (const m of missing) warnings.push(warning('MISSING_DEPENDENCY', `${m.from} depends on ${m.name}, which is not installed: not copied`, { from: m.from, name: m.name }));
 
     // 5. The bundle directory, whole or not at all.
     status('writing the bundle');
@@ -180,6 +180,8 @@ async function bundleApp(opts) {
         version: appManifest.version || '0.0.0',
         private: true,
         ...(appManifest.type ? { type: appManifest.type } : {}),
+        // `npm start` in the bundle directory starts the bundle, as it started the app.
+        scripts: { start: startCommand.map(shellWord).join(' ') },
       },
       manifest,
     });
@@ -217,10 +219,9 @@ async function bundleApp(opts) {
     Object.assign(summary.bundle, counts, { readyAt: checked.capture.readyAt });
     summary.timing = checked.timing;
     for (const file of readsNotSeen(originalReads, reads)) {
-      warnings.push({
-        code: 'READ_NOT_SEEN',
-        message: `${displayPath(root, file)} was read at startup by the original but not by the bundle: a path the bundle resolves differently (__dirname-relative?)`,
-      });
+      warnings.push(warning('READ_NOT_SEEN',
+        `${displayPath(root, file)} was read at startup by the original but not by the bundle: a path the bundle resolves differently (__dirname-relative?)`,
+        { file: displayPath(root, file) }));
     }
     manifest.verify = { timing: summary.timing, original: summary.original, bundle: summary.bundle };
     writeFileAtomic(path.join(out, MARKER), JSON.stringify(manifest, null, 2) + '\n');

@@ -4,7 +4,8 @@
 // hold native addons, and moves files that packages read relative to themselves (ncc #1036).
 // Pure: facts from the capture and the package manifests in, decisions out.
 const path = require('path');
-const { packageOf, packageName, displayPath } = require('../capture/module-records.js');
+const { packageOf, packageName } = require('../package-name.js');
+const { displayPath } = require('../paths.js');
 
 const HOOK_LIBRARIES = ['require-in-the-middle', 'import-in-the-middle'];
 

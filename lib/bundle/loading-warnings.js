@@ -3,7 +3,8 @@
 // folders, ORM entity globs such as "dist/**/*.entity.js"), which a single file cannot list.
 // Evidence comes from the readdir calls the probe saw and from the app's own source. Pure.
 const path = require('path');
-const { displayPath } = require('../capture/module-records.js');
+const { displayPath } = require('../paths.js');
+const { warning } = require('../warnings.js');
 
 const LISTING_CALL = /\b(readdirSync|readdir|opendirSync|opendir|globSync|glob\.sync|fg\.sync|fastGlob|globby)\s*\(/;
 // A string naming many modules at once: contains * and ends in a module extension.
@@ -42,32 +43,24 @@ function loadingWarnings({ root, readdirs = [], loaded = [], sources = [], bundl
     reported.add(dir);
     const missed = inside.filter((f) => !bundled.has(f));
     if (!missed.length) continue; // ncc followed this listing: every module found is in the bundle
-    warnings.push({
-      code: 'READDIR_LOADING',
-      message: `${rel(root, dir)} is listed with readdir at startup${by ? ` (by ${rel(root, by)})` : ''} and ${missed.length} module${missed.length === 1 ? ' was' : 's were'} loaded from it ` +
+    warnings.push(warning('READDIR_LOADING',
+      `${rel(root, dir)} is listed with readdir at startup${by ? ` (by ${rel(root, by)})` : ''} and ${missed.length} module${missed.length === 1 ? ' was' : 's were'} loaded from it ` +
         'that ncc could not follow: require them by name (kept as copies beside the bundle for now)',
-      files: missed.map((f) => rel(root, f)),
-    });
+      { files: missed.map((f) => rel(root, f)) }));
   }
 
   // Source evidence: listing calls and module globs in the app's startup files.
   for (const { file, text } of sources) {
     for (const m of text.matchAll(MODULE_GLOB)) {
-      warnings.push({
-        code: 'MODULE_GLOB',
-        message: `${rel(root, file)}:${lineOf(text, m.index)} names modules by a glob (${m[2]}): a bundle holds no such files; import them explicitly (e.g. ORM entities and migrations)`,
-        file: rel(root, file),
-        line: lineOf(text, m.index),
-      });
+      warnings.push(warning('MODULE_GLOB',
+        `${rel(root, file)}:${lineOf(text, m.index)} names modules by a glob (${m[2]}): a bundle holds no such files; import them explicitly (e.g. ORM entities and migrations)`,
+        { file: rel(root, file), line: lineOf(text, m.index) }));
     }
     const call = LISTING_CALL.exec(text);
     if (call && !warnings.some((w) => w.code === 'READDIR_LOADING' && w.message.includes(`(by ${rel(root, file)})`))) {
-      warnings.push({
-        code: 'DIRECTORY_LISTING',
-        message: `${rel(root, file)}:${lineOf(text, call.index)} lists a directory (${call[1]}): files found this way after startup are not in the bundle`,
-        file: rel(root, file),
-        line: lineOf(text, call.index),
-      });
+      warnings.push(warning('DIRECTORY_LISTING',
+        `${rel(root, file)}:${lineOf(text, call.index)} lists a directory (${call[1]}): files found this way after startup are not in the bundle`,
+        { file: rel(root, file), line: lineOf(text, call.index) }));
     }
   }
   return warnings;

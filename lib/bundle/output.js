@@ -22,7 +22,7 @@ function checkOutDir(out, root) {
   }
   const parent = path.dirname(out);
   try {
-    fs.mkdirSync(parent, { recursive: true });
+    require('../make-dir.js').makeDir(parent);
     fs.accessSync(parent, fs.constants.W_OK);
   } catch (err) {
     throw new UsageError(`cannot write --out ${out}: ${err.code || err.message}`);

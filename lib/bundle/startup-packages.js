@@ -3,7 +3,7 @@
 // package each loaded file belongs to, whether the preload or the entry loaded it, native
 // addons, and files read with fs. Pure: a CaptureResult in, plain data out.
 const path = require('path');
-const { packageOf } = require('../capture/module-records.js');
+const { packageOf } = require('../package-name.js');
 const { packageDir } = require('../capture/startup-files.js');
 
 /**

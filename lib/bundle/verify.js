@@ -6,7 +6,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { capture } = require('../capture/capture.js');
-const { summarize } = require('../bench/stats.js');
+const { compareSamples, ratioInterval } = require('../stats.js');
 const { CommandError } = require('../errors.js');
 const { MARKER } = require('./output.js');
 const { treeSize } = require('../tree-size.js');
@@ -96,8 +96,12 @@ function isolatedCopy(dir) {
  * @param {AbortSignal} [opts.signal]
  * @param {AbortSignal} [opts.force]
  * @param {(line: string) => void} [opts.status]
- * @returns {Promise<{ capture: object, reads: ReturnType<typeof startupReads>,
- *   timing: { runs: number, original: number[], bundle: number[], originalMedian: number, bundleMedian: number } }>}
+ * @returns {Promise<{ capture: object, reads: ReturnType<typeof startupReads>, timing: {
+ *   runs: number, order: {variant: 'original'|'bundle', readyAt: number, startedMs: number}[],
+ *   original: number[], bundle: number[], originalMedian: number, bundleMedian: number,
+ *   comparison: ReturnType<typeof compareSamples> & { factor: ReturnType<typeof ratioInterval> } } }>}
+ *   order lists every timed start as it ran (startedMs: since the first one), original and
+ *   bundle alternated; comparison is the bundle against the original
  */
 async function verifyBundle(opts) {
   const base = {
@@ -122,22 +126,34 @@ async function verifyBundle(opts) {
     const result = await startBundle({ profile: false });
     if (result.partial) throw new CommandError('interrupted while verifying the bundle', { exitCode: 130 });
 
-    const original = [];
-    const bundle = [];
+    // Original, bundle, original, bundle, ...: a slow spell of a shared machine falls on both.
+    const order = [];
+    const first = performance.now();
+    const timed = async (variant, start) => {
+      const startedMs = performance.now() - first;
+      const r = await start();
+      if (r.partial) throw new CommandError('interrupted while timing the bundle', { exitCode: 130 });
+      order.push({ variant, readyAt: r.readyAt, startedMs });
+    };
     for (let i = 0; i < opts.runs; i++) {
       status(`timing run ${i + 1}/${opts.runs}`);
-      original.push((await capture({ ...base, ...opts.original, timingOnly: true })).readyAt);
-      bundle.push((await startBundle({ timingOnly: true })).readyAt);
+      await timed('original', () => capture({ ...base, ...opts.original, timingOnly: true }));
+      await timed('bundle', () => startBundle({ timingOnly: true }));
     }
+    const original = order.filter((o) => o.variant === 'original').map((o) => o.readyAt);
+    const bundle = order.filter((o) => o.variant === 'bundle').map((o) => o.readyAt);
+    const comparison = { ...compareSamples(original, bundle), factor: ratioInterval(original, bundle) };
     return {
       capture: result,
       reads: startupReads(result),
       timing: {
         runs: opts.runs,
+        order,
         original,
         bundle,
-        originalMedian: summarize(original).median,
-        bundleMedian: summarize(bundle).median,
+        originalMedian: comparison.before.median,
+        bundleMedian: comparison.after.median,
+        comparison,
       },
     };
   } finally {

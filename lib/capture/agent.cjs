@@ -26,8 +26,22 @@ function shouldRun() {
 }
 
 if (shouldRun()) {
+  recordChildren();
   if (process.env.COLDSTART_TIMING === '1') startTimingOnly();
   else start();
+}
+
+// Every process the app starts (a detached one included, which leaves the process group) is
+// written to the channel with its start time, so the CLI can end it with the rest of the tree.
+function recordChildren() {
+  const { recordChild } = require('./process-start.cjs'); // now: before start() patches the loader and fs
+  require('diagnostics_channel').subscribe('child_process', ({ process: child }) => {
+    child.once('spawn', () => {
+      try {
+        recordChild(require('path').join(CHANNEL, `${process.pid}.children`), child.pid);
+      } catch { /* the CLI is gone */ }
+    });
+  });
 }
 
 /** Writes one JSON file into the CLI's channel, whole (temp + rename). False when the CLI is gone. */
@@ -44,30 +58,28 @@ function writeChannelFile(name, data) {
 }
 
 /**
- * Calls onListen(server) when any net.Server (http, https, http2, gRPC, ...) starts listening
- * on a port. Unix sockets and named pipes do not count: tools that start the app in a child
- * process (tsx, for one) open one to talk to it, long before the app is ready.
+ * () => false once the CLI process is gone. A killed process stays a zombie until its parent
+ * reaps it, which signal 0 cannot tell from a live one: on Linux its /proc state says.
  */
-function onListening(onListen) {
-  const net = require('net');
-  const origEmit = net.Server.prototype.emit;
-  net.Server.prototype.emit = function coldstartEmit(event) {
-    if (event === 'listening' && !onPipe(this)) onListen(this);
-    return origEmit.apply(this, arguments);
+function cliWatcher(pid) {
+  if (!(pid > 0)) return () => true; // started by hand with COLDSTART_CHANNEL set: nothing to watch
+  // Read with the fs functions taken before the app's reads are recorded: not one of them.
+  const { procStat } = require('./process-start.cjs');
+  return function cliAlive() {
+    try {
+      process.kill(pid, 0);
+    } catch (err) {
+      return err.code === 'EPERM'; // ESRCH: gone
+    }
+    const fields = procStat(pid);
+    return !fields || fields[0] !== 'Z'; // no /proc here: the signal answer is all there is
   };
-}
-
-function onPipe(server) {
-  try {
-    return typeof server.address() === 'string';
-  } catch {
-    return false;
-  }
 }
 
 // Benchmarks only need the ready moment: no inspector, no hooks, one file write.
 function startTimingOnly() {
-  const until = process.env.COLDSTART_UNTIL || 'listen';
+  const { readyMoment, onReadyMoment } = require('../in-app/ready-moment.cjs');
+  const until = readyMoment();
   let done = false;
   const report = (reason, extra) => {
     if (done) return;
@@ -75,8 +87,8 @@ function startTimingOnly() {
     writeChannelFile(`${process.pid}.ready.json`, { pid: process.pid, reason, readyAt: performance.now(), ...extra });
   };
   globalThis[KEY] = { timingOnly: true };
-  if (until === 'listen') onListening(() => report('listen'));
-  else if (until === 'exit') process.on('exit', (code) => report('exit', { exitCode: code }));
+  if (until === 'exit') process.on('exit', (code) => report('exit', { exitCode: code }));
+  else onReadyMoment(until, () => report(until === 'listen' ? 'listen' : 'probe'));
 }
 
 function start() {
@@ -87,10 +99,12 @@ function start() {
   const readFileSync = fs.readFileSync; // our own reads are not the app's
 
   const hrNow = () => Number(process.hrtime.bigint() / 1000n); // µs, same clock as the CPU profile
-  const startUs = hrNow() - Math.round(performance.now() * 1000); // process start on that clock
-  // Times are reported without the pause spent waiting for the profiler to attach:
-  // that pause is the measurement's, not the app's.
+  const agentStartUs = hrNow();
+  const startUs = agentStartUs - Math.round(performance.now() * 1000); // process start on that clock
+  // Times are reported without this agent's own setup and the pause spent waiting for the
+  // profiler to attach: those are the measurement's, not the app's.
   let pausedUs = 0;
+  let resumeUs = 0; // when the app gets the process back; the CPU profile starts there
   const msSinceStart = (us) => (us - startUs - pausedUs) / 1000;
 
   const state = {
@@ -106,8 +120,13 @@ function start() {
     lastResolve: null,
     esmPort: null,
     waitMs: 0,
+    held: false,
   };
-  globalThis[KEY] = { finish, snapshot };
+  globalThis[KEY] = {
+    finish,
+    snapshot,
+    release() { state.held = false; },
+  };
 
   // 1. Hand the inspector to the CLI and wait until it has started the profiler.
   try {
@@ -125,10 +144,17 @@ function start() {
     startUs,
   };
   if (!writeChannelFile(`${process.pid}.json`, announce)) return; // the CLI is gone: run the app untouched
-  const waitStart = hrNow();
+  const cliAlive = cliWatcher(Number(process.env.COLDSTART_CLI_PID));
   holdForCli();
-  pausedUs = hrNow() - waitStart;
-  state.waitMs = pausedUs / 1000;
+  watchCli();
+
+  // Our own modules, loaded before the loader is patched so that they are not counted as the app's.
+  const { readyMoment, onReadyMoment } = require('../in-app/ready-moment.cjs');
+  const esmHooks = wantEsmHooks();
+  const esmTiming = esmHooks && typeof Module.registerHooks === 'function' ? require('./esm-timing.cjs') : null;
+  // Outbound connections, requests and child processes until the ready moment (what startup waited on).
+  // COLDSTART_NETWORK=0 leaves it out (the overhead benchmark's control).
+  const network = process.env.COLDSTART_NETWORK === '0' ? null : require('./network-record.cjs').recordNetwork(hrNow);
 
   // 2. CommonJS: time resolve and load of every module, with a stack for self time.
   const origResolve = Module._resolveFilename;
@@ -217,13 +243,14 @@ function start() {
   for (const name of ['readFileSync', 'readFile', 'openSync', 'open', 'createReadStream']) wrap(fs, name);
   for (const name of ['readFile', 'open']) wrap(fs.promises, name);
 
-  // 4. ES modules: loader hooks time resolve/load off-thread and mark evaluation.
+  // 4. ES modules: loader hooks time resolve/load and mark evaluation (esm-timing.cjs).
   const esmMarks = new Map();
   globalThis[Symbol.for('coldstart.esm')] = {
     enter(url) { if (state.recording) esmMarks.set(url, { enterUs: hrNow(), leaveUs: 0 }); },
     leave(url) { const m = esmMarks.get(url); if (m && state.recording) m.leaveUs = hrNow(); },
   };
-  if (wantEsmHooks()) registerEsmHooks();
+  if (esmTiming) Module.registerHooks(esmTiming.esmTimingHooks(noteEsm)); // in-thread: no hooks thread to start
+  else if (esmHooks) registerEsmHooks();
 
   function wantEsmHooks() {
     const mode = process.env.COLDSTART_ESM || 'auto';
@@ -253,15 +280,14 @@ function start() {
   }
 
   // 5. The ready moment.
-  const until = process.env.COLDSTART_UNTIL || 'listen';
-  if (until === 'listen') {
-    onListening((server) => {
-      if (state.finished) return;
-      let address = null;
-      try { address = server.address(); } catch { /* closed already */ }
-      finish('listen', { address });
-    });
-  }
+  const until = readyMoment();
+  // The first listen, or the first 2xx of a readiness URL polled from then on.
+  onReadyMoment(until, (server) => {
+    if (state.finished) return;
+    let address = null;
+    try { address = server.address(); } catch { /* closed already */ }
+    finish(until === 'listen' ? 'listen' : 'probe', { address });
+  });
   if (until === 'exit') {
     process.on('exit', (code) => finish('exit', { exitCode: code }));
   } else {
@@ -272,18 +298,21 @@ function start() {
     });
   }
 
+  resumeUs = hrNow();
+  pausedUs = resumeUs - agentStartUs;
+  state.waitMs = pausedUs / 1000;
+
+  function noteEsm(record) {
+    if (!state.recording) return;
+    if (record.type === 'resolve') state.esmResolutions.push([record.parent, record.specifier, record.file]);
+    else state.esm.push(record);
+  }
+
   function drainEsm() {
     if (!state.esmPort) return;
     const { receiveMessageOnPort } = require('worker_threads');
     let msg;
-    while ((msg = receiveMessageOnPort(state.esmPort))) {
-      if (msg.message.type === 'resolve') {
-        const { parent, specifier, file } = msg.message;
-        state.esmResolutions.push([parent, specifier, file]);
-      } else {
-        state.esm.push(msg.message);
-      }
-    }
+    while ((msg = receiveMessageOnPort(state.esmPort))) noteEsm(msg.message);
   }
 
   function snapshot(reason, extra) {
@@ -295,6 +324,7 @@ function start() {
       ...extra,
       startUs,
       pausedUs,
+      resumeUs,
       readyUs,
       readyAt: msSinceStart(readyUs),
       waitMs: state.waitMs,
@@ -322,6 +352,7 @@ function start() {
       resolutions: state.resolutions,
       esmResolutions: state.esmResolutions,
       reads: [...state.reads].map(([p, via]) => ({ path: p, via })),
+      network: network ? network.snapshot(msSinceStart) : null,
     };
   }
 
@@ -330,7 +361,9 @@ function start() {
     if (state.finished) return null;
     state.finished = true;
     const data = snapshot(reason, extra);
-    state.recording = false;
+    // pack --settle: files loaded shortly after the ready moment still count (snapshot() later).
+    if (process.env.COLDSTART_SETTLE !== '1' || !hold) state.recording = false;
+    if (network) network.stop();
     const binding = globalThis.__coldstartReady;
     // hold=false: the CLI itself asked (Runtime.evaluate) and reads the result directly.
     if (hold && typeof binding === 'function') {
@@ -342,13 +375,44 @@ function start() {
     return data;
   }
 
-  // Waits until the CLI sends Runtime.runIfWaitingForDebugger, then says so. The CLI
-  // may send it before we start waiting (a race Node does not guard against): it
-  // repeats the command until it hears "resumed".
+  // Waits until the CLI calls release() (Runtime.evaluate: the inspector runs its messages
+  // between the short sleeps, at the loop's interrupt checks), then says so. The CLI repeats
+  // the call until it hears "resumed". A blocking inspector.waitForDebugger() would wait
+  // forever, with the inspector open, for a CLI that was killed: the loop checks it is alive.
   function holdForCli() {
-    inspector.waitForDebugger();
+    state.held = true;
+    const signal = new Int32Array(new SharedArrayBuffer(4));
+    for (let turn = 0; state.held; turn++) {
+      if (turn % 10 === 0 && !cliAlive()) return letGo();
+      Atomics.wait(signal, 0, 0, 1);
+    }
     const binding = globalThis.__coldstartReady;
     if (typeof binding === 'function') binding('{"reason":"resumed"}');
+  }
+
+  // Between the holds, and after them with --keep-running: the app lives as long as the CLI.
+  function watchCli() {
+    setInterval(() => { if (!cliAlive()) letGo(); }, 250).unref();
+  }
+
+  // The CLI is gone: nobody will read what we record, and an open inspector on 127.0.0.1 would
+  // let any local user run code as the app. Close it, take our files out of the channel and
+  // end the process, as the CLI would have ended the tree.
+  function letGo() {
+    state.finished = true;
+    state.recording = false;
+    try { inspector.close(); } catch { /* closed already */ }
+    endChildren();
+    for (const name of [`${process.pid}.json`, `${process.pid}.json.tmp`, `${process.pid}.children`]) {
+      try { fs.unlinkSync(path.join(CHANNEL, name)); } catch { /* not there */ }
+    }
+    try { fs.rmdirSync(CHANNEL); } catch { /* other processes' files are still there */ }
+    process.exit(1);
+  }
+
+  // The processes this one started (recordChildren) go with it, those still running.
+  function endChildren() {
+    require('./process-start.cjs').killRecordedChildren(path.join(CHANNEL, `${process.pid}.children`));
   }
 
   function kindOf(filename) {

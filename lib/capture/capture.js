@@ -1,26 +1,30 @@
 'use strict';
 // The backbone: run an app, unchanged, up to its ready moment and hand back what
 // happened (a CaptureResult, see DESIGN.md). Every command builds on this.
-const { EventEmitter } = require('events');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { launch } = require('./launch.js');
+const { recordedChildren } = require('./process-start.cjs');
 const { attach } = require('./inspector.js');
 const { checkCommand } = require('./command-check.js');
 const { collectFiles, findRoot } = require('./startup-files.js');
 const { trimProfile } = require('./trim-profile.js');
+const { moduleRecords } = require('./module-records.js');
 const { CommandError } = require('../errors.js');
+const { readyMomentEnv } = require('../in-app/ready-moment.cjs');
 
 /**
  * @typedef {object} CaptureOptions
  * @property {string[]} command        the app command, e.g. ['node', 'server.js']
  * @property {string} [cwd]
  * @property {object} [env]
- * @property {{mode: 'listen'|'exit'|'duration', ms?: number}} [until]
+ * @property {{mode: 'listen'|'exit'|'duration'|'http', ms?: number, url?: string}} [until]  http: the
+ *   first 2xx of a readiness URL (http:/path or http://:PORT/path), polled from the first listen
  * @property {number} [timeoutMs]      overall limit for listen/exit (default 60 s)
  * @property {boolean} [profile]       run the V8 CPU profiler (default true)
  * @property {number} [interval]       sampling interval in µs (default 1000)
+ * @property {boolean} [coverage]      record which functions ran before ready, for the lazy-load advice (default false)
  * @property {string} [root]           app root (default: nearest package.json above the entry)
  * @property {boolean} [keepRunning]   leave the app up after capture
  * @property {'auto'|'always'|'never'} [esm] when to install ESM loader hooks
@@ -29,21 +33,23 @@ const { CommandError } = require('../errors.js');
  * @property {AbortSignal} [signal]    abort = stop now and return a partial result
  * @property {AbortSignal} [force]     abort = kill the app now, return nothing
  * @property {boolean} [timingOnly]    only the ready moment (benchmarks): no inspector, no module data
+ * @property {number} [settleMs]       keep recording modules and file reads this long after the ready
+ *   moment, the app running on (pack --settle); readyAt stays the ready moment
  */
 
 /**
- * Captures one startup. Emits 'status' (string), 'process' ({pid, argv}), 'ready'.
+ * Captures one startup.
  * @param {CaptureOptions} options
- * @param {EventEmitter} [events]
  * @returns {Promise<object>} the CaptureResult
  */
-async function capture(options, events = new EventEmitter()) {
+async function capture(options) {
   const cwd = path.resolve(options.cwd || process.cwd());
   const command = checkCommand(options.command, cwd);
   const until = options.until || { mode: 'listen' };
   const timeoutMs = options.timeoutMs || 60000;
   const profile = options.profile !== false;
   const interval = options.interval || 1000;
+  const coverage = options.coverage === true && !options.timingOnly;
 
   const channel = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-'));
   const sessions = new Map(); // pid -> session
@@ -51,9 +57,11 @@ async function capture(options, events = new EventEmitter()) {
   let settled = false;
   let resolveOutcome;
   const outcome = new Promise((r) => { resolveOutcome = r; });
+  let readyOutcome = null;
   const settle = (value) => {
     if (settled) return;
     settled = true;
+    if (value.type === 'ready') readyOutcome = value;
     resolveOutcome(value);
   };
 
@@ -63,13 +71,13 @@ async function capture(options, events = new EventEmitter()) {
     cwd,
     env: options.env || process.env,
     channel,
-    until: until.mode === 'exit' ? 'exit' : until.mode === 'listen' ? 'listen' : 'none',
+    until: readyMomentEnv(until),
     esm: options.esm,
     timingOnly: options.timingOnly,
+    settleMs: options.settleMs,
     stdout: options.stdout,
     stderr: options.stderr,
   });
-  events.emit('status', `started ${command.join(' ')} (pid ${proc.child.pid})`);
 
   // The agent of every Node process in the tree announces itself in the channel.
   const seen = new Set();
@@ -84,15 +92,16 @@ async function capture(options, events = new EventEmitter()) {
     }
     seen.add(name);
     pids.add(announce.pid);
-    events.emit('process', { pid: announce.pid, argv: announce.argv });
     attach(announce, {
       profile,
       interval,
+      coverage,
       onReady: (session, payload) => settle({ type: 'ready', session, payload }),
     }).then((session) => {
       sessions.set(session.pid, session);
-      // Attached after the capture ended: let it go (it is ended with the tree).
-      if (settled) session.resume().then(() => session.close());
+      // Attached after the capture ended: let it go (it is ended with the tree). Not the session
+      // that reached the ready moment while attaching: the capture still reads from it.
+      if (settled && !(readyOutcome && readyOutcome.session === session)) session.resume().then(() => session.close());
     }, (error) => settle({ type: 'attach-failed', pid: announce.pid, error })); // it would wait for us forever
   };
   const onReadyFile = (name) => {
@@ -131,7 +140,7 @@ async function capture(options, events = new EventEmitter()) {
   const onForce = () => {
     forced = true;
     for (const s of sessions.values()) s.close();
-    proc.kill([...pids]);
+    proc.kill([...pids, ...childPids(channel)]);
     settle({ type: 'interrupted' });
   };
   let forced = false;
@@ -149,7 +158,7 @@ async function capture(options, events = new EventEmitter()) {
     if (options.force) options.force.removeEventListener('abort', onForce);
     // Held processes are let go first, so the app's own SIGTERM handlers can run.
     for (const s of sessions.values()) { await s.resume(); await s.close(); }
-    if (!options.keepRunning || !result) await proc.kill([...pids]);
+    if (!options.keepRunning || !result) await proc.kill([...pids, ...childPids(channel)]);
     fs.rmSync(channel, { recursive: true, force: true });
   }
   return result;
@@ -164,9 +173,10 @@ async function capture(options, events = new EventEmitter()) {
       };
     }
     if (what.type === 'ready') {
-      events.emit('ready', what.payload);
+      const covered = await what.session.takeCoverage(); // still held: no request has run yet
       const cpuProfile = profile ? await what.session.stopProfile() : null;
-      return buildResult(what.payload, cpuProfile, false);
+      const payload = options.settleMs ? await afterSettling(what.session, what.payload) : what.payload;
+      return buildResult(payload, cpuProfile, false, await ancestorsOf(what.session), covered);
     }
     if (what.type === 'duration' || what.type === 'interrupted') {
       const session = firstSession();
@@ -175,22 +185,27 @@ async function capture(options, events = new EventEmitter()) {
         throw new CommandError(`no Node process of the app started within ${until.ms} ms`);
       }
       const payload = await session.finishNow(what.type);
+      const covered = await session.takeCoverage().catch(() => null);
       const cpuProfile = profile ? await session.stopProfile() : null;
       if (!payload) throw new CommandError('the app gave no data before it was stopped');
-      return buildResult(payload, cpuProfile, what.type === 'interrupted');
+      return buildResult(payload, cpuProfile, what.type === 'interrupted', [], covered);
     }
     if (what.type === 'attach-failed') {
       throw new CommandError(`could not attach the profiler to pid ${what.pid} over 127.0.0.1: ${what.error.message}`, { code: 'ATTACH_FAILED' });
     }
     if (what.type === 'timeout') {
       const hint = until.mode === 'listen' ? ' (use --until 10s to profile an app that never listens)' : '';
-      throw new CommandError(`the app did not ${until.mode === 'exit' ? 'exit' : 'listen'} within ${timeoutMs / 1000}s (--timeout)${hint}`, { code: 'TIMEOUT' });
+      const moment = until.mode === 'exit' ? 'exit' : until.mode === 'http' ? `answer ${until.url} with a 2xx after it listened` : 'listen';
+      throw new CommandError(`the app did not ${moment} within ${timeoutMs / 1000}s (--timeout)${hint}`, { code: 'TIMEOUT' });
     }
     // The tree ended before any process reached the ready moment.
     const { exit } = what;
     if (exit.error) throw new CommandError(`could not start "${command[0]}": ${exit.error.message}`, { code: 'SPAWN' });
     if (!options.timingOnly && !sessions.size && !seen.size) {
-      throw crashError(exit, proc.stderrTail(), 'no Node process started');
+      const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+      const tail = errorLine(proc.stderrTail());
+      throw new CommandError(`no Node process of the app started: "${command[0]}" ended (${how})${tail ? ': ' + tail : ''}`,
+        { code: 'APP_FAILED', details: { exitCode: exit.code, signal: exit.signal, stderr: proc.stderrTail() } });
     }
     if (exit.code === 0 && until.mode !== 'exit') {
       throw new CommandError('the app exited (code 0) without listening; use --until exit for a script that ends by itself', { code: 'EXIT_WITHOUT_LISTEN' });
@@ -198,8 +213,22 @@ async function capture(options, events = new EventEmitter()) {
     throw crashError(exit, proc.stderrTail(), until.mode === 'exit' ? 'before its exit could be recorded' : 'before listening');
   }
 
+  // The app runs on for settleMs; what it loaded and read meanwhile joins the ready moment's data.
+  async function afterSettling(session, payload) {
+    await session.resume();
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, options.settleMs);
+      if (options.signal) options.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+    });
+    const later = await session.snapshotNow('settled').catch(() => null);
+    if (!later) return payload; // the app ended meanwhile: what it had at the ready moment
+    const { modules, esm, reads, resolutions, esmResolutions, builtins } = later;
+    return { ...payload, modules, esm, reads, resolutions, esmResolutions, builtins };
+  }
+
   function untilLabel() {
-    return until.mode === 'duration' ? `${until.ms}ms` : until.mode;
+    if (until.mode === 'duration') return `${until.ms}ms`;
+    return until.mode === 'http' ? until.url : until.mode;
   }
 
   function firstSession() {
@@ -208,10 +237,30 @@ async function capture(options, events = new EventEmitter()) {
     return list[0] || null;
   }
 
-  function buildResult(payload, rawProfile, partial) {
-    const cpuProfile = rawProfile && trimProfile(rawProfile, payload.startUs + payload.pausedUs, payload.readyUs);
+  /**
+   * What the Node processes above the ready one (a cluster primary, a launcher that forks the
+   * server) loaded and read: the command needs their files too to start.
+   */
+  async function ancestorsOf(session) {
+    const byPid = new Map([...sessions.values()].map((s) => [s.pid, s]));
+    const found = [];
+    const seenPids = new Set([session.pid]);
+    for (let at = byPid.get(session.announce.ppid); at && !seenPids.has(at.pid); at = byPid.get(at.announce.ppid)) {
+      seenPids.add(at.pid);
+      if (at.closed) continue;
+      const data = await at.finishNow('ancestor').catch(() => null);
+      if (data) found.push(data);
+    }
+    return found;
+  }
+
+  function buildResult(payload, rawProfile, partial, ancestors = [], covered = null) {
+    const cpuProfile = rawProfile && trimProfile(rawProfile, payload.resumeUs, payload.readyUs);
     const root = options.root ? path.resolve(cwd, options.root) : findRoot(payload.mainFile, cwd);
-    const { files, outsideRoot, modules, resolutions, esmResolutions } = collectFiles(payload, root);
+    const collected = collectFiles(withAncestors(payload, ancestors), root);
+    const { files, outsideRoot, resolutions, esmResolutions } = collected;
+    const modules = ancestors.length ? moduleRecords(payload) : collected.modules;
+    const loadedFiles = new Set(modules.map((m) => m.file));
     return {
       command,
       cwd,
@@ -227,22 +276,49 @@ async function capture(options, events = new EventEmitter()) {
       exitCode: payload.exitCode,
       address: payload.address || null,
       mainFile: payload.mainFile,
-      clock: { startUs: payload.startUs, pausedUs: payload.pausedUs, readyUs: payload.readyUs },
+      clock: { startUs: payload.startUs, pausedUs: payload.pausedUs, resumeUs: payload.resumeUs, readyUs: payload.readyUs },
       profile: cpuProfile || undefined,
+      coverage: covered ? covered.filter((c) => loadedFiles.has(c.file)) : undefined,
       modules,
       builtins: payload.builtins,
       files,
       outsideRoot,
       resolutions,
       esmResolutions,
+      network: payload.network || null, // what startup waited on (network-record.cjs)
     };
   }
 }
 
+/** The ready process's data with its ancestors' loads and reads added (for the file list only). */
+function withAncestors(payload, ancestors) {
+  if (!ancestors.length) return payload;
+  const union = (key) => [payload, ...ancestors].flatMap((p) => p[key] || []);
+  return {
+    ...payload,
+    modules: union('modules'),
+    esm: union('esm'),
+    reads: union('reads'),
+    resolutions: union('resolutions'),
+    esmResolutions: union('esmResolutions'),
+  };
+}
+
+/** The processes the app's Node processes started, as their agents wrote them down, still running. */
+function childPids(channel) {
+  let names = [];
+  try { names = fs.readdirSync(channel); } catch { return []; }
+  return names.filter((n) => n.endsWith('.children')).flatMap((n) => recordedChildren(path.join(channel, n)));
+}
+
 function crashError(exit, tail, when) {
   const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
-  const inUse = tail.find((l) => /EADDRINUSE/.test(l));
-  const reason = inUse ? `port already in use (${inUse.trim()})` : '';
+  const inUse = tail.some((l) => /EADDRINUSE/.test(l));
+  // Node's message names the address ("listen EADDRINUSE: address already in use :::3000"); when
+  // a long stack pushed it out of the tail, the error's own fields still say "port: 3000".
+  const address = tail.map((l) => /EADDRINUSE\b.*?([\w.:[\]]*:\d+)\s*$/.exec(l)).find(Boolean)
+    || tail.map((l) => /^\s*port: (\d+)/.exec(l)).find(Boolean);
+  const reason = inUse ? `port already in use${address ? ` (${/^\d+$/.test(address[1]) ? 'port ' : ''}${address[1]})` : ''}` : '';
   const msg = `the app failed ${when} (${how})${reason ? ': ' + reason : ''}${!reason && tail.length ? ': ' + errorLine(tail) : ''}`;
   return new CommandError(msg, { code: inUse ? 'EADDRINUSE' : 'APP_FAILED', details: { exitCode: exit.code, signal: exit.signal, stderr: tail } });
 }

@@ -1,10 +1,12 @@
 'use strict';
 // One Chrome DevTools Protocol session with one Node process of the app, driven
-// with chrome-remote-interface. The process waits in the agent (waitForDebugger)
+// with chrome-remote-interface. The process waits in the agent (holdForCli)
 // until we have started the profiler, so no frame of user code is missed.
 const CDP = require('chrome-remote-interface');
+const { CommandError } = require('../errors.js');
 
 const READY_BINDING = '__coldstartReady';
+const AGENT = "globalThis[Symbol.for('coldstart.agent')]";
 
 async function connectWithRetry(url, attempts = 20) {
   // The port is announced once open, but a loaded machine can still refuse the
@@ -12,13 +14,24 @@ async function connectWithRetry(url, attempts = 20) {
   let lastErr;
   for (let i = 0; i < attempts; i++) {
     try {
-      return await CDP({ target: url, local: true });
+      return liftPayloadLimit(await CDP({ target: url, local: true }));
     } catch (err) {
       lastErr = err;
       await new Promise((r) => setTimeout(r, 10 + i * 10));
     }
   }
   throw lastErr;
+}
+
+/**
+ * chrome-remote-interface caps a message at 256 MiB, and Profiler.stop sends the whole profile
+ * as one: a big app sampled finely goes past it. Its WebSocket's receiver takes 0 for no cap;
+ * what is left is V8's longest string (about 512 MiB), which stopProfile reports in one line.
+ */
+function liftPayloadLimit(client) {
+  const receiver = client._ws && client._ws._receiver;
+  if (receiver && typeof receiver._maxPayload === 'number') receiver._maxPayload = 0;
+  return client;
 }
 
 /**
@@ -33,13 +46,33 @@ async function attach(announce, options) {
     announce,
     client,
     profiling: false,
+    covering: false,
     closed: false,
     /** Stops the profiler; resolves to the V8 CPU profile or null. */
     async stopProfile() {
       if (!this.profiling) return null;
       this.profiling = false;
-      const { profile } = await client.Profiler.stop();
-      return profile;
+      try {
+        const { profile } = await client.Profiler.stop();
+        return profile;
+      } catch (err) {
+        if (/string longer than|ERR_STRING_TOO_LONG|payload/i.test(`${err.code} ${err.message}`)) {
+          throw new CommandError('the CPU profile was too large to transfer (over about 512 MB): sample less often (--interval 1000 or more) or stop earlier (--until)', { code: 'PROFILE_TOO_LARGE' });
+        }
+        throw err;
+      }
+    },
+    /**
+     * Takes the function coverage gathered since the start and stops gathering; resolves to
+     * [{ file, functions, called }] per script with a file URL (called: functions other than the
+     * top-level code that ran at least once), or null when coverage was not on.
+     */
+    async takeCoverage() {
+      if (!this.covering) return null;
+      this.covering = false;
+      const { result } = await client.Profiler.takePreciseCoverage();
+      client.Profiler.stopPreciseCoverage().catch(() => {});
+      return functionCoverage(result);
     },
     /** Lets a process held by the agent (at start or at its ready moment) go on. */
     async resume(maxMs = 1000) {
@@ -47,16 +80,22 @@ async function attach(announce, options) {
       const seen = this.resumes;
       const deadline = Date.now() + maxMs;
       while (!this.closed && this.resumes === seen && Date.now() < deadline) {
-        await client.Runtime.runIfWaitingForDebugger().catch(() => {});
+        await client.Runtime.evaluate({ expression: `${AGENT}.release()` }).catch(() => {});
         await new Promise((r) => { this.onResumed = r; setTimeout(r, 100); });
       }
     },
     resumes: 0,
     onResumed: null,
     held: true, // the agent waits for us right after announcing itself
+    /** What the agent has gathered so far, recording going on (pack --settle). */
+    async snapshotNow(reason) {
+      const expression = `(() => { const a = ${AGENT}; return a ? JSON.stringify(a.snapshot(${JSON.stringify(reason)})) : null; })()`;
+      const { result } = await client.Runtime.evaluate({ expression, returnByValue: true });
+      return result && typeof result.value === 'string' ? JSON.parse(result.value) : null;
+    },
     /** Ends recording inside the app now and returns what the agent gathered. */
     async finishNow(reason) {
-      const expression = `(() => { const a = globalThis[Symbol.for('coldstart.agent')];
+      const expression = `(() => { const a = ${AGENT};
         if (!a) return null; const d = a.finish(${JSON.stringify(reason)}, null, false) || a.snapshot(${JSON.stringify(reason)});
         return JSON.stringify(d); })()`;
       const { result } = await client.Runtime.evaluate({ expression, returnByValue: true });
@@ -103,10 +142,36 @@ async function attach(announce, options) {
     steps.push(client.Profiler.start());
     session.profiling = true;
   }
+  if (options.coverage) {
+    if (!options.profile) steps.push(client.Profiler.enable());
+    // Function granularity with call counts: enough to tell which functions of a module ran.
+    steps.push(client.Profiler.startPreciseCoverage({ callCount: false, detailed: false }));
+    session.covering = true;
+  }
   steps.push(client.Runtime.addBinding({ name: READY_BINDING }));
   await Promise.all(steps);
   await session.resume(30000);
   return session;
 }
 
-module.exports = { attach };
+/**
+ * V8's ScriptCoverage list, reduced to what the analysis needs. The first function of a script is
+ * its top-level code (for CommonJS, the module wrapper); V8 lists it first, from offset 0.
+ */
+function functionCoverage(scripts) {
+  const { fileURLToPath } = require('url');
+  const out = [];
+  for (const script of scripts || []) {
+    let file = script.url && script.url.startsWith('/') ? script.url : null;
+    if (!file && script.url && script.url.startsWith('file:')) {
+      try { file = fileURLToPath(script.url); } catch { /* not a local file */ }
+    }
+    if (!file) continue;
+    const fns = script.functions || [];
+    const called = fns.slice(1).filter((f) => f.ranges && f.ranges[0] && f.ranges[0].count > 0).length;
+    out.push({ file, functions: fns.length, called });
+  }
+  return out;
+}
+
+module.exports = { attach, connectWithRetry, functionCoverage };

@@ -2,7 +2,11 @@
 // Starts the app's process tree with the agent preloaded, passes its output
 // through, and ends the whole tree afterwards: no process outlives the capture.
 const { spawn } = require('child_process');
+const fs = require('fs');
 const path = require('path');
+
+const { UNTIL_ENV } = require('../in-app/ready-moment.cjs');
+const { startTicks, sameProcess } = require('./process-start.cjs');
 
 const AGENT = path.join(__dirname, 'agent.cjs');
 
@@ -56,10 +60,13 @@ function launch(opts) {
     ...opts.env,
     NODE_OPTIONS: nodeOptionsWithPreload(AGENT, opts.env.NODE_OPTIONS),
     COLDSTART_CHANNEL: opts.channel,
-    COLDSTART_UNTIL: opts.until,
+    [UNTIL_ENV]: opts.until,
+    // The agent holds the app only while this process lives (agent.cjs, cliWatcher).
+    COLDSTART_CLI_PID: String(process.pid),
   };
   if (opts.esm) env.COLDSTART_ESM = opts.esm;
   if (opts.timingOnly) env.COLDSTART_TIMING = '1';
+  if (opts.settleMs) env.COLDSTART_SETTLE = '1';
 
   const child = spawn(opts.command[0], opts.command.slice(1), {
     cwd: opts.cwd,
@@ -90,15 +97,25 @@ function launch(opts) {
   let exited = false;
   child.on('exit', () => { exited = true; });
 
-  /** Ends the process group and any extra pids (processes that left the group). */
+  // Processes started before this one are never ours, whatever pid they have now.
+  const startedAt = startTicks(child.pid);
+
+  /**
+   * Ends the process group, any extra pids (processes that left the group) and every process
+   * below them, found before any is signalled: a parent's death would hide its children.
+   */
   async function kill(extraPids = []) {
+    const ours = extraPids.filter((pid) => startedAt === null || (startTicks(pid) ?? -1) >= startedAt);
+    extraPids = [...new Set([...ours, ...descendants([child.pid, ...ours])])];
+    // Signalled only while still the same process: a pid that ends while we wait can be reused.
+    const started = new Map(extraPids.map((pid) => [pid, startTicks(pid)]));
     const alive = () => {
       const list = [];
       if (child.pid) {
         try { process.kill(-child.pid, 0); list.push(-child.pid); } catch { /* group gone */ }
       }
       for (const pid of extraPids) {
-        try { process.kill(pid, 0); list.push(pid); } catch { /* gone */ }
+        try { process.kill(pid, 0); if (sameProcess(pid, started.get(pid))) list.push(pid); } catch { /* gone */ }
       }
       return list;
     };
@@ -116,6 +133,30 @@ function launch(opts) {
   }
 
   return { child, done, stderrTail: () => tail.slice(), kill };
+}
+
+/** Every process below the given ones, from /proc (Linux; elsewhere none are found). */
+function descendants(roots) {
+  const children = new Map();
+  let entries = [];
+  try { entries = fs.readdirSync('/proc'); } catch { return []; }
+  for (const name of entries) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(name));
+    } catch { /* ended meanwhile */ }
+  }
+  const found = new Set();
+  const todo = roots.filter(Boolean);
+  while (todo.length) {
+    for (const pid of children.get(todo.pop()) || []) {
+      if (!found.has(pid)) { found.add(pid); todo.push(pid); }
+    }
+  }
+  return [...found];
 }
 
 module.exports = { launch, nodeOptionsWithPreload };

@@ -1,23 +1,7 @@
 'use strict';
 // Turns the agent's raw CommonJS and ESM records into one list of modules with
 // self and inclusive times (DESIGN.md's CaptureResult.modules). Pure.
-const path = require('path');
-
-/** Package a file belongs to: the last node_modules segment decides. */
-function packageOf(file) {
-  const parts = file.split(/[\\/]/);
-  const i = parts.lastIndexOf('node_modules');
-  if (i === -1 || i + 1 >= parts.length) return '(app)';
-  const name = parts[i + 1];
-  if (name.startsWith('@') && i + 2 < parts.length) return `${name}/${parts[i + 2]}`;
-  return name;
-}
-
-/** The package a bare specifier names: 'express/lib/x' -> 'express', '@scope/pkg/x' -> '@scope/pkg'. */
-function packageName(specifier) {
-  const parts = specifier.split('/');
-  return parts[0].startsWith('@') && parts.length > 1 ? `${parts[0]}/${parts[1]}` : parts[0];
-}
+const { packageOf } = require('../package-name.js');
 
 const round = (n) => Math.round(n * 1000) / 1000;
 
@@ -62,6 +46,9 @@ function moduleRecords(payload) {
       selfMs: round(e.resolveMs + e.loadMs + (e.evalMs || 0)),
       inclusiveMs: 0,
       startMs: round(e.startMs),
+      // Its evaluation, on the main thread: where GC inside its own time can be found.
+      evalStartMs: e.evalStartMs == null ? null : round(e.evalStartMs),
+      evalMs: e.evalMs == null ? null : round(e.evalMs),
     };
     byFile.set(e.file, rec);
     esm.push(rec);
@@ -88,17 +75,4 @@ function moduleRecords(payload) {
   return [...byFile.values()].sort((a, b) => a.startMs - b.startMs || a.file.localeCompare(b.file));
 }
 
-/** Posix path of `file` relative to `root`, or null when it is outside. */
-function relativeInside(root, file) {
-  const rel = path.relative(root, file);
-  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return null;
-  return rel.split(path.sep).join('/');
-}
-
-/** How messages show a file: relative to root when inside it ('.' for root itself), else as given. */
-function displayPath(root, file) {
-  if (path.resolve(root) === path.resolve(file)) return '.';
-  return relativeInside(root, file) || file;
-}
-
-module.exports = { moduleRecords, packageOf, packageName, relativeInside, displayPath };
+module.exports = { moduleRecords };

@@ -4,7 +4,9 @@
 // symlinks (pnpm layouts) that resolution walked through. I/O: stats the files.
 const fs = require('fs');
 const path = require('path');
-const { moduleRecords, relativeInside } = require('./module-records.js');
+const { moduleRecords } = require('./module-records.js');
+const { relativeInside } = require('../paths.js');
+const { rootConfinement } = require('./root-confinement.js');
 
 /** The app root: nearest directory with a package.json above the entry, else cwd. */
 function findRoot(mainFile, cwd) {
@@ -93,7 +95,8 @@ function packageLinks(loadedFiles, root) {
 /**
  * @param {object} payload the agent's data at the ready moment
  * @param {string} root
- * @returns {{ modules: object[], files: Array<{path, bytes, via}>, outsideRoot: string[] }}
+ * @returns {{ modules: object[], files: Array<{path, bytes, via}>, outsideRoot: string[] }} outsideRoot:
+ *   files whose path or real place (symlinks followed) is outside the root
  */
 function collectFiles(payload, root) {
   const modules = moduleRecords(payload);
@@ -116,10 +119,12 @@ function collectFiles(payload, root) {
 
   const files = [];
   const outsideRoot = [];
+  // Judged on the real path: a link under the root leading out of it is outside.
+  const confined = rootConfinement(root);
   for (const [abs, via] of found) {
     const st = statOnce(abs);
     if (!st) continue; // read attempts on missing files, directories
-    const rel = relativeInside(root, abs);
+    const rel = confined(abs);
     if (rel === null) outsideRoot.push(abs);
     else files.push({ path: rel, bytes: st.bytes, via });
   }

@@ -1,13 +1,17 @@
 'use strict';
-// The app is held twice by the agent: at start, until the profiler runs, and at
-// its ready moment, until the CLI has stopped the profiler. Samples taken while
-// held show only the hold; cut them so the profile spans start to ready. Pure.
+// The app is held twice by the agent: right after Node's bootstrap, until the profiler runs,
+// and at its ready moment, until the CLI has stopped the profiler. Samples taken while held
+// show only the hold (holdForCli and its short sleeps); they are the measurement's,
+// not the app's. Cut them so the profile spans the resume to the ready moment. Pure.
+
+// The agent's hold, as it appears in a stack.
+const HOLD_FRAME = 'holdForCli';
 
 /**
  * @param {object} profile V8 CPU profile (µs timestamps)
- * @param {number} fromUs resume time after the start hold (keep one sample before it)
+ * @param {number} fromUs the moment the start hold ended (same clock as the profile)
  * @param {number} toUs the ready moment
- * @returns {object} a new profile
+ * @returns {object} a new profile: samples stamped in [fromUs, toUs], none inside a hold
  */
 function trimProfile(profile, fromUs, toUs) {
   const { samples, timeDeltas } = profile;
@@ -18,24 +22,48 @@ function trimProfile(profile, fromUs, toUs) {
     t += timeDeltas[i];
     stamps[i] = t;
   }
+  const inHold = holdNodes(profile.nodes);
+  // A sample stands for the time up to the next one, so one stamped before the resume is the hold's.
   let first = 0;
-  while (first + 1 < samples.length && stamps[first + 1] <= fromUs) first++;
+  while (first < samples.length && (stamps[first] < fromUs || inHold.has(samples[first]))) first++;
   let last = samples.length - 1;
-  while (last > first && stamps[last] > toUs) last--;
+  while (last >= first && (stamps[last] > toUs || inHold.has(samples[last]))) last--;
   const keptSamples = samples.slice(first, last + 1);
   const keptStamps = stamps.slice(first, last + 1);
-  const startTime = Math.min(keptStamps[0], Math.max(profile.startTime, fromUs));
+  const startTime = Math.max(profile.startTime, Math.min(fromUs, keptStamps.length ? keptStamps[0] : fromUs));
   const deltas = keptStamps.map((s, i) => (i === 0 ? s - startTime : s - keptStamps[i - 1]));
-  const used = new Set(keptSamples);
-  const nodes = profile.nodes.map((n) => (used.has(n.id) || !n.hitCount ? n : { ...n, hitCount: 0 }));
+  const hits = new Map();
+  for (const id of keptSamples) hits.set(id, (hits.get(id) || 0) + 1);
+  const nodes = profile.nodes.map((n) => recount(n, hits.get(n.id) || 0));
+  const lastStamp = keptStamps.length ? keptStamps[keptStamps.length - 1] : startTime;
   return {
     ...profile,
     nodes,
     startTime,
-    endTime: Math.max(keptStamps[keptStamps.length - 1], Math.min(profile.endTime, toUs)),
+    endTime: Math.max(lastStamp, Math.min(profile.endTime, toUs)),
     samples: keptSamples,
     timeDeltas: deltas,
   };
+}
+
+/** A node with the hit count of the samples kept; its per-line ticks go when they no longer add up. */
+function recount(node, hitCount) {
+  if ((node.hitCount || 0) === hitCount) return node;
+  const { positionTicks, ...rest } = node;
+  return { ...rest, hitCount };
+}
+
+/** Ids of the nodes at or below a hold frame. */
+function holdNodes(nodes) {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const out = new Set();
+  const mark = (id) => {
+    if (out.has(id)) return;
+    out.add(id);
+    for (const child of byId.get(id)?.children || []) mark(child);
+  };
+  for (const n of nodes) if (n.callFrame && n.callFrame.functionName === HOLD_FRAME) mark(n.id);
+  return out;
 }
 
 module.exports = { trimProfile };

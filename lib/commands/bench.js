@@ -2,58 +2,26 @@
 // coldstart bench: many cold starts of one or more ways to start an app, timed to the ready
 // moment, with statistics, a terminal histogram, and raw samples / a chart on request.
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { parseCount, parseUntil, parseDuration } = require('../options.js');
 const { UsageError } = require('../errors.js');
+const { splitShellWords } = require('../shell-words.js');
 
-const BIN = path.resolve(__dirname, '..', '..', 'bin', 'coldstart.js');
-const IN_CONTAINER_BIN = '/app/node_modules/coldstart/bin/coldstart.js';
 const RUNTIMES = ['runc', 'runsc'];
 const DEFAULT_RUNTIMES = 'runc,runsc';
 const DEFAULT_BASE_IMAGE = 'coldstart-node:local';
-// Serverless platforms keep the writable layer in memory; the regenerate scenario writes there.
-const CONTAINER_TMPFS = '/tmp:rw,exec,size=512m';
-const GENERATED_FIXTURE = { modules: 1000, seed: 42 };
 
-/**
- * Splits a command line into words as a POSIX shell would for plain words and quotes
- * ('single', "double" with \ escapes, \ outside quotes). No variables, globs or operators.
- */
+/** The words of one --compare command line. */
 function splitCommand(line) {
-  const words = [];
-  let word = null;
-  let quote = null;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (quote === "'") {
-      if (c === "'") quote = null; else word += c;
-    } else if (quote === '"') {
-      if (c === '"') quote = null;
-      else if (c === '\\' && i + 1 < line.length && '"\\$`'.includes(line[i + 1])) word += line[++i];
-      else word += c;
-    } else if (/\s/.test(c)) {
-      if (word !== null) words.push(word);
-      word = null;
-    } else {
-      word = word ?? '';
-      if (c === "'" || c === '"') quote = c;
-      else if (c === '\\' && i + 1 < line.length) word += line[++i];
-      else word += c;
-    }
+  let words;
+  try {
+    words = splitShellWords(line);
+  } catch (err) {
+    if (err.unclosed) throw new UsageError(`unterminated ${err.unclosed} quote in --compare "${line}"`);
+    throw new UsageError(`invalid --compare "${line}": ${err.message}`);
   }
-  if (quote) throw new UsageError(`unterminated ${quote} quote in --compare "${line}"`);
-  if (word !== null) words.push(word);
   if (!words.length) throw new UsageError('empty --compare command');
   return words;
-}
-
-/** `coldstart ...` runs this checkout's CLI, here and in the image (node_modules/coldstart). */
-function localCommand(words) {
-  return words[0] === 'coldstart' ? [process.execPath, BIN, ...words.slice(1)] : words;
-}
-function containerCommand(words) {
-  return words[0] === 'coldstart' ? ['node', IN_CONTAINER_BIN, ...words.slice(1)] : words;
 }
 
 function parseRuntimes(value) {
@@ -91,7 +59,7 @@ function outputFile(value, flag, cwd) {
 // ---------------------------------------------------------------------------------------------
 // Output
 
-const { formatMs: fmt, STAT_COLUMNS } = require('../bench/stats.js');
+const { formatMs: fmt, STAT_COLUMNS, ENOUGH_RUNS } = require('../stats.js');
 
 function timeName(series, which) {
   if (series.where === 'docker') return 'docker run';
@@ -100,7 +68,7 @@ function timeName(series, which) {
 
 /** The terminal report: notes, one stats block per series, and histograms on a shared axis. */
 function renderText(result, { color }) {
-  const { histogram, renderHistogram } = require('../bench/stats.js');
+  const { histogram, renderHistogram } = require('../stats.js');
   const bold = (s) => (color ? `\x1b[1m${s}\x1b[22m` : s);
   const dim = (s) => (color ? `\x1b[2m${s}\x1b[22m` : s);
   const lines = [];
@@ -135,6 +103,8 @@ function renderText(result, { color }) {
     lines.push(r.primary ? bold(text) : text);
   }
 
+  lines.push(...renderComparisons(result, { bold, dim }));
+
   // Histograms of each series' main time on one axis, so their positions compare at a glance.
   const all = result.series.flatMap((s) => s[s.metric]);
   if (all.length) {
@@ -150,6 +120,35 @@ function renderText(result, { color }) {
     }
   }
   return lines.join('\n') + '\n';
+}
+
+/**
+ * Each series against its baseline: median [interval], then the verdict with the shift and its
+ * interval. Nothing for a lone series.
+ */
+function renderComparisons(result, { bold, dim }) {
+  if (!result.comparisons.length) return [];
+  const { medianInterval, formatMedianInterval, formatComparison } = require('../stats.js');
+  const byIndex = new Map(result.comparisons.map((c) => [c.index, c]));
+  const oneBaseline = new Set(result.comparisons.map((c) => c.baselineIndex)).size === 1;
+  const labelWidth = Math.max(...result.series.map((s) => s.label.length));
+  const rows = result.series.map((s) => ({ s, median: medianInterval(s[s.metric]) }));
+  const coverage = Math.floor(100 * Math.min(...rows.map((r) => r.median.confidence)));
+  const medianWidth = Math.max(...rows.map((r) => formatMedianInterval(r.median).length));
+  const kinds = new Set(rows.map((r) => timeName(r.s, r.s.metric)));
+  const time = kinds.size === 1 ? `${[...kinds][0]} time` : 'time (inside, or docker run for containers)';
+  const lines = ['', bold(`Compared: median [${coverage}% interval] of the ${time}; the runs of all series alternated`)];
+  rows.forEach(({ s, median }, index) => {
+    const cmp = byIndex.get(index);
+    let verdict = dim('baseline');
+    if (cmp) {
+      verdict = formatComparison(cmp);
+      if (cmp.verdict === 'too few runs') verdict += `: use -n ${ENOUGH_RUNS} or more`;
+      if (!oneBaseline) verdict += dim(` against ${cmp.baseline}`);
+    }
+    lines.push(`${s.label.padEnd(labelWidth)}  ${formatMedianInterval(median).padStart(medianWidth)}  ${verdict}`);
+  });
+  return lines;
 }
 
 function csvCell(value) {
@@ -196,7 +195,7 @@ module.exports = {
     return yargs
       .option('runs', { alias: 'n', requiresArg: true, default: 20, describe: 'cold starts per series (each a fresh process or container)' })
       .option('warmup', { requiresArg: true, default: 1, describe: 'runs per series before counting (not counted)' })
-      .option('until', { type: 'string', requiresArg: true, default: 'listen', describe: 'ready moment: listen | exit' })
+      .option('until', { type: 'string', requiresArg: true, default: 'listen', describe: 'ready moment: listen (or tcp) | exit | http:/healthz (the first 2xx of a readiness URL, local runs)' })
       .option('timeout', { type: 'string', requiresArg: true, default: '60s', describe: 'a run that is not ready after this long fails' })
       .option('compare', { type: 'array', string: true, describe: 'commands to compare, each one quoted string' })
       .option('scenario', { type: 'string', requiresArg: true, describe: 'seed scenarios: require,regenerate,cpu (comma separated)' })
@@ -207,9 +206,9 @@ module.exports = {
       .option('ready-line', { type: 'string', requiresArg: true, default: 'listening', describe: 'with --docker: regular expression for the app\'s listening line on stdout' })
       .option('html', { type: 'string', requiresArg: true, describe: 'write a self-contained HTML chart of the samples' })
       .option('csv', { type: 'string', requiresArg: true, describe: 'write the raw samples as CSV' })
-      .example('$0 bench -n 50 -- node index.js', 'time to ready, 50 cold starts')
-      .example('$0 bench -n 50 --scenario require,regenerate,cpu --fixture ./w1', 'the seed experiment')
-      .example('$0 bench -n 20 --docker --runtime runc,runsc -- node index.js', 'in containers, under runc and gVisor')
+      .example('# time to ready, 50 cold starts', '').example('$0 bench -n 50 -- node index.js', '')
+      .example('# the seed experiment', '').example('$0 bench -n 50 --scenario require,regenerate,cpu --fixture ./w1', '')
+      .example('# in containers, under runc and gVisor', '').example('$0 bench -n 20 --docker --runtime runc,runsc -- node index.js', '')
       .example('$0 bench -n 20 --compare "node index.js" "coldstart start --archive s.tar -- node index.js"', '');
   },
   async run(argv, ctx) {
@@ -235,104 +234,23 @@ module.exports = {
     if (!commands.length && !scenarios.length) {
       throw new UsageError('missing app command: put it after --, e.g. coldstart bench -n 20 -- node server.js (or use --compare or --scenario)');
     }
+
+    const { runBenchPlan, localCommand } = require('../bench/bench-plan.js');
     const { checkCommand } = require('../capture/command-check.js');
     for (const words of commands) checkCommand(localCommand(words), ctx.cwd);
-
-    const status = (line) => { if (!argv.quiet && !argv.json) ctx.stderr.write(`${line}\n`); };
-    const runner = require('../bench/runner.js');
-    const docker = argv.docker ? require('../bench/docker.js') : null;
-    if (docker) await docker.requireDocker();
-
-    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-bench-'));
-    const images = [];
-    const { trapInterrupts } = require('../interrupt.js');
-    const traps = trapInterrupts();
-    const notes = [];
+    const showProgress = Boolean(ctx.stderr.isTTY) && !argv.quiet && !ctx.env.CI;
+    const bar = showProgress ? progressBar(ctx.stderr) : null;
     let result;
     try {
-      // The scenario app: a copy of the fixture plus the scenario scripts (also a build context).
-      let scenarioApp = null;
-      if (scenarios.length) {
-        let fixture = argv.fixture && path.resolve(ctx.cwd, argv.fixture);
-        if (!fixture) {
-          const { generateFixture } = require('../fixtures/generate.js');
-          fixture = (await generateFixture({ dir: path.join(scratch, 'fixture'), ...GENERATED_FIXTURE })).dir;
-          notes.push(`fixture: generated, ${GENERATED_FIXTURE.modules} packages (seed ${GENERATED_FIXTURE.seed})`);
-        } else {
-          notes.push(`fixture: ${fixture}`);
-        }
-        const { prepareScenarioApp } = require('../bench/scenarios.js');
-        scenarioApp = prepareScenarioApp({ fixture, into: path.join(scratch, 'scenarios'), scenarios });
-        for (const s of scenarioApp.scenarios) notes.push(`scenario ${s.name}: ${s.description}`);
-      }
-
-      const series = [];
-      if (!docker) {
-        notes.push('inside: process start -> ready, measured in the app; outside: spawn -> ready, seen by coldstart');
-        for (const words of commands) {
-          series.push({ label: words.join(' '), where: 'local', command: localCommand(words), cwd: ctx.cwd, env: ctx.env });
-        }
-        for (const s of scenarioApp ? scenarioApp.scenarios : []) {
-          series.push({
-            label: s.name, where: 'local', command: s.command, cwd: scenarioApp.dir,
-            env: { ...ctx.env, ...s.env }, freshTmp: s.freshTmp, meta: { scenario: s.name },
-          });
-        }
-      } else {
-        notes.push('docker: time = `docker run` start -> the app\'s listening line on stdout. No inside time: '
-          + 'coldstart does not run inside the container. Every run is a fresh container, --network none, /tmp a tmpfs');
-        const baseImage = argv.baseImage;
-        const build = async (context, what) => {
-          status(`coldstart: building the ${what} image on ${baseImage}`);
-          const built = await runner.buildBenchImage({ context, baseImage });
-          images.push(built.tag);
-          status(`coldstart: built ${built.tag} in ${(built.ms / 1000).toFixed(1)} s`);
-          return built.tag;
-        };
-        let appImage = null;
-        if (commands.length) {
-          const withColdstart = commands.some((w) => w[0] === 'coldstart');
-          docker.assembleContext({ app: ctx.cwd, into: path.join(scratch, 'context'), coldstart: withColdstart });
-          appImage = await build(path.join(scratch, 'context'), 'app');
-        }
-        const scenarioImage = scenarioApp ? await build(scenarioApp.dir, 'scenario') : null;
-        for (const words of commands) {
-          for (const runtime of runtimes) {
-            series.push({
-              label: `${words.join(' ')} [${runtime}]`, where: 'docker', command: containerCommand(words),
-              image: appImage, runtime, ready: readyLine, tmpfs: [CONTAINER_TMPFS], meta: { ready: String(readyLine) },
-            });
-          }
-        }
-        const { READY_LINE } = require('../bench/scenarios.js');
-        for (const s of scenarioApp ? scenarioApp.scenarios : []) {
-          for (const runtime of runtimes) {
-            series.push({
-              label: `${s.name} [${runtime}]`, where: 'docker', command: s.command, env: s.env,
-              image: scenarioImage, runtime, ready: READY_LINE, tmpfs: [CONTAINER_TMPFS],
-              meta: { scenario: s.name, ready: String(READY_LINE) },
-            });
-          }
-        }
-      }
-
-      const showProgress = Boolean(ctx.stderr.isTTY) && !argv.quiet && !ctx.env.CI;
-      const bar = showProgress ? progressBar(ctx.stderr) : null;
-      try {
-        result = await runner.runBench({
-          series, runs, warmup, until, timeoutMs, signal: traps.signal, force: traps.force,
-          onProgress: bar ? (p) => bar.update(p) : undefined,
-        });
-      } finally {
-        if (bar) bar.clear();
-      }
+      result = await runBenchPlan({
+        commands, scenarios, fixtureDir: argv.fixture, inDocker: argv.docker, runtimes, baseImage: argv.baseImage, readyLine,
+        cwd: ctx.cwd, env: ctx.env, runs, warmup, until, timeoutMs,
+        status: (line) => { if (!argv.quiet && !argv.json) ctx.stderr.write(`${line}\n`); },
+        onProgress: bar ? (p) => bar.update(p) : undefined,
+      });
     } finally {
-      traps.dispose();
-      await require('../bench/docker.js').removeImages(images);
-      fs.rmSync(scratch, { recursive: true, force: true });
+      if (bar) bar.clear();
     }
-
-    result = { tool: 'coldstart bench', machine: runner.describeMachine(), notes, ...result };
     const { writeFileAtomic } = require('../write-atomic.js');
     if (csv) writeFileAtomic(csv, renderCsv(result));
     if (html) writeFileAtomic(html, require('../bench/chart.js').renderBenchHtml(result));
@@ -347,4 +265,5 @@ module.exports = {
     return result.partial ? 130 : 0;
   },
   splitCommand,
+  renderText,
 };

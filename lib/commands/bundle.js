@@ -3,10 +3,10 @@
 // lib/bundle/bundle-app.js (capture, externals, ncc, write, verify) and prints what it did.
 const path = require('path');
 const { builtinModules } = require('module');
-const { parseUntil, parseDuration, parseCount } = require('../options.js');
-const { UsageError, CommandError } = require('../errors.js');
-const { captureOptions } = require('./profile.js');
+const { parseUntil, parseDuration, parseCount, captureOptions, captureOptionsFromArgv } = require('../options.js');
+const { UsageError } = require('../errors.js');
 const { shellWord } = require('../shell-words.js');
+const { ENOUGH_RUNS } = require('../stats.js');
 
 const NAME = /^(@[a-z0-9][\w.~-]*\/)?[a-z0-9][\w.~-]*$/i;
 
@@ -17,7 +17,7 @@ module.exports = {
     .option('external', { type: 'string', requiresArg: true, describe: 'keep this package out of the bundle (repeat, or a,b)' })
     .option('auto-external', { type: 'boolean', default: true, describe: 'decide externals from what the app does at startup (--no-auto-external: only --external)' })
     .option('verify', { type: 'boolean', default: true, describe: 'start the bundle and compare it with the original (--no-verify to skip)' })
-    .option('runs', { type: 'string', default: '3', describe: 'timed starts of each, original and bundle, for the comparison' })
+    .option('runs', { type: 'string', default: String(ENOUGH_RUNS), describe: 'timed starts of each, original and bundle (alternated), for the comparison' })
     .example('$0 bundle --out dist-bundle -- node --require ./tracing.js server.js', '')
     .example('$0 bundle --external sharp -- node dist/index.js', ''),
 
@@ -42,7 +42,7 @@ module.exports = {
 
     const { bundleApp } = require('../bundle/bundle-app.js');
     const { withInterrupts } = require('../interrupt.js');
-    const { captureOptionsFromArgv } = require('./profile.js');
+    const progress = require('../progress.js').phaseProgress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
     const summary = await withInterrupts((traps) => bundleApp({
       ...captureOptionsFromArgv(argv, ctx),
       out,
@@ -52,24 +52,15 @@ module.exports = {
       runs,
       signal: traps.signal,
       force: traps.force,
-      status: progress(argv, ctx),
-    }));
+      status: progress.phase,
+    })).finally(progress.done);
 
     if (argv.json) ctx.stdout.write(JSON.stringify(summary, null, 2) + '\n');
     else if (!argv.quiet) ctx.stdout.write(renderBundleSummary(summary, ctx));
-    const { warnings } = summary;
-    if (argv.strict && warnings.length) {
-      throw new CommandError(`--strict: ${warnings.length} warning${warnings.length === 1 ? '' : 's'} (${[...new Set(warnings.map((w) => w.code))].join(', ')})`);
-    }
+    ctx.warnings.push(...summary.warnings);
     return 0;
   },
 };
-
-/** Progress lines on a terminal; nothing in CI, with --json or --quiet. */
-function progress(argv, ctx) {
-  if (argv.json || argv.quiet || !ctx.stderr.isTTY) return () => {};
-  return (line) => ctx.stderr.write(`coldstart: ${line}…\n`);
-}
 
 function renderBundleSummary(s, ctx) {
   const { size, ms } = require('../report/terminal.js');
@@ -94,18 +85,18 @@ function renderBundleSummary(s, ctx) {
     lines.push(c(2, `  for the preload only: ${s.preloadPackages.length} package${s.preloadPackages.length === 1 ? '' : 's'} (${s.preloadPackages.slice(0, 4).join(', ')}${s.preloadPackages.length > 4 ? ', …' : ''})`));
   }
   if (s.timing) {
+    const { formatMedianInterval, formatComparison } = require('../stats.js');
     const t = s.timing;
-    const change = t.originalMedian > 0 ? Math.round((100 * (t.originalMedian - t.bundleMedian)) / t.originalMedian) : 0;
-    const faster = change > 0 ? ` (${change}% faster)` : change < 0 ? ` (${-change}% slower)` : '';
-    lines.push('', c(1, 'Verified') + c(2, ` (median of ${t.runs} start${t.runs === 1 ? '' : 's'} each, no profiler)`));
-    lines.push(`  ready after      ${ms(t.originalMedian).padStart(10)} original   ${ms(t.bundleMedian).padStart(10)} bundle${faster}`);
+    const cmp = t.comparison;
+    const coverage = Math.floor(100 * Math.min(cmp.before.confidence, cmp.after.confidence));
+    const what = cmp.before.low === null ? 'median' : `median [${coverage}% interval]`;
+    lines.push('', c(1, 'Verified') + c(2, ` (${what} of ${t.runs} start${t.runs === 1 ? '' : 's'} each, original and bundle alternated, no profiler)`));
+    lines.push(`  ready after      ${formatMedianInterval(cmp.before).padStart(10)} original   ${formatMedianInterval(cmp.after).padStart(10)} bundle`);
+    const verdict = formatComparison(cmp);
+    lines.push(`  bundle           ${cmp.verdict === 'too few runs' ? `${verdict}: use --runs ${ENOUGH_RUNS} or more` : verdict}`);
     lines.push(`  files read       ${String(s.original.files).padStart(10)} original   ${String(s.bundle.files).padStart(10)} bundle`);
     lines.push(`  bytes read       ${size(s.original.bytes).padStart(10)} original   ${size(s.bundle.bytes).padStart(10)} bundle`);
     lines.push(`  on disk          ${size(s.original.size.bytes).padStart(10)} original   ${size(s.bundle.size.bytes).padStart(10)} bundle`);
-  }
-  if (s.warnings.length) {
-    lines.push('', c(33, 'Warnings'));
-    for (const w of s.warnings) lines.push(`  ${w.code}: ${w.message}`);
   }
   lines.push('', c(1, 'Start it'), `  cd ${rel.startsWith('..') ? s.out : rel} && ${s.start.command.map(shellWord).join(' ')}`);
   return lines.join('\n') + '\n';

@@ -1,150 +1,192 @@
 'use strict';
-// coldstart check -- <command>: the CI gate. Runs the app to ready several times, compares the
-// median with a budget and/or a saved baseline, prints what grew, exits 1 on a breach.
+// coldstart check -- <command>: the CI gate. Runs the app to ready n times, alternated with the
+// machine's floor (a bare Node that listens), judges the median's interval against a budget and the
+// shift from a saved baseline against a tolerance, names what grew, exits 1 on a breach.
 const fs = require('fs');
 const path = require('path');
-const { UsageError, CommandError } = require('../errors.js');
-const { parseDuration, parseCount } = require('../options.js');
-const { captureOptions, captureOptionsFromArgv, ensureWritableDir } = require('./profile.js');
+const { UsageError } = require('../errors.js');
+const { parseDuration, parseCount, captureOptions, captureOptionsFromArgv } = require('../options.js');
+const { ensureWritableDir } = require('../output-target.js');
 const { readReport } = require('../report/read-report.js');
+const { shellWord, splitShellWords } = require('../shell-words.js');
+const { baselineRuns, diffWithBaseline } = require('../check/baseline-runs.js');
+const { warning } = require('../warnings.js');
 
 module.exports = {
   command: 'check [command..]',
-  describe: 'CI gate: run the app n times to ready, compare the median with --budget / --max-modules / a baseline; exit 1 on a breach',
+  describe: 'CI gate: run the app n times to ready, judge the median and its interval against --budget / --max-modules / a baseline; exit 1 on a breach',
   builder: (yargs) => captureOptions(yargs)
-    .option('runs', { alias: 'n', type: 'string', default: '5', describe: 'timed runs; their median time to ready is compared' })
+    .option('runs', { alias: 'n', type: 'string', default: '6', describe: 'timed runs (each paired with a run of a bare Node that listens, the machine\'s floor)' })
     .option('budget', { type: 'string', describe: 'most time to ready allowed, e.g. 800ms or 1.5s' })
     .option('max-modules', { type: 'string', describe: 'most modules allowed at startup' })
     .option('baseline', { type: 'string', describe: 'saved baseline to compare with (default: .coldstart/baseline.json when it exists)' })
-    .option('tolerance', { type: 'string', default: '10%', describe: 'allowed regression over the baseline: a percentage (10%) or a duration (25ms)' })
+    .option('tolerance', { type: 'string', default: '10%', describe: 'allowed regression over the baseline: a percentage of its median (10%) or a duration (25ms)' })
     .option('update-baseline', { type: 'boolean', default: false, describe: 'write this measurement as the baseline (the baseline is not enforced then)' })
-    .example('$0 check -n 5 --budget 800ms --max-modules 1500 -- node server.js', '')
-    .example('$0 check --update-baseline -- node server.js', 'record .coldstart/baseline.json')
-    .example('$0 check --baseline .coldstart/baseline.json --tolerance 10% -- node server.js', ''),
+    .option('format', { type: 'string', choices: ['text', 'markdown', 'json'], default: 'text', describe: 'how the result is printed: markdown for a pull request or $GITHUB_STEP_SUMMARY; json as --json' })
+    .option('baseline-cmd', { type: 'string', describe: 'start command of the baseline revision, run alternately with the app and compared run against run (no saved baseline), e.g. "node ../main/server.js"' })
+    .example('$0 check -n 10 --budget 800ms --max-modules 1500 -- node server.js', '')
+    .example('# record .coldstart/baseline.json', '').example('$0 check -n 10 --update-baseline -- node server.js', '')
+    .example('# an undecided result fails too', '').example('$0 check --baseline ci/startup-baseline.json --tolerance 10% --strict -- node server.js', '')
+    .example('# against the main branch checked out in ../main', '').example('$0 check -n 10 --baseline-cmd "node ../main/server.js" -- node server.js', '')
+    .example('# the verdict as a CI job summary', '').example('$0 check -n 10 --format markdown -- node server.js >> "$GITHUB_STEP_SUMMARY"', ''),
   async run(argv, ctx) {
     const { parseTolerance, evaluateBudget } = require('../report/budget.js');
     const runs = parseCount(argv.runs, '--runs', 1);
     const budgetMs = argv.budget != null ? parseDuration(argv.budget, '--budget') : null;
     const maxModules = argv.maxModules != null ? parseCount(argv.maxModules, '--max-modules', 1) : null;
     const tolerance = parseTolerance(argv.tolerance);
+    if (argv.json && argv.format === 'markdown') throw new UsageError('give --json or --format markdown, not both');
+    const format = argv.json ? 'json' : argv.format;
     // The app's own output is not shown: the runs are measurements.
     const runOptions = { ...captureOptionsFromArgv(argv, ctx), stdout: undefined, stderr: undefined, profile: false };
     if (!argv.appCommand.length) throw new UsageError('missing app command: put it after --, e.g. coldstart check --budget 800ms -- node server.js');
 
+    const baselineCommand = parseBaselineCommand(argv, ctx.cwd);
     const baselineArg = argv.baseline || path.join(argv.out || '.coldstart', 'baseline.json');
     const baselineFile = path.resolve(ctx.cwd, baselineArg);
     let baseline = null;
-    if (fs.existsSync(baselineFile)) {
+    if (baselineCommand) {
+      // The baseline is measured here, run for run with the app.
+    } else if (fs.existsSync(baselineFile)) {
       try {
-        baseline = readReport(baselineFile, ctx.cwd);
+        baseline = readReport(baselineArg, ctx.cwd);
       } catch (err) {
         if (!argv.updateBaseline) throw err; // a broken baseline is about to be replaced anyway
       }
     } else if (argv.baseline && !argv.updateBaseline) {
       throw new UsageError(`baseline not found: ${argv.baseline} (record one with coldstart check --update-baseline -- <app command>)`);
     }
-    if (!argv.updateBaseline && budgetMs == null && maxModules == null && !baseline) {
+    if (!argv.updateBaseline && !baselineCommand && budgetMs == null && maxModules == null && !baseline) {
       throw new UsageError(`nothing to check: give --budget, --max-modules or a baseline (none at ${baselineArg}; record one with --update-baseline)`);
     }
     if (argv.updateBaseline) ensureWritableDir(path.dirname(baselineFile));
 
-    const measured = await measure({ argv, ctx, runOptions, runs });
+    const { measureRuns } = require('../check/measure-runs.js');
+    const showProgress = ctx.stderr.isTTY && !argv.quiet;
+    let measured;
+    try {
+      measured = await measureRuns({
+        runOptions, runs, baselineCommand,
+        onProgress: showProgress ? (text) => ctx.stderr.write(`\r\u001b[2Kcoldstart check: ${text}`) : undefined,
+      });
+    } finally {
+      if (showProgress) ctx.stderr.write('\r\u001b[2K');
+    }
+    const { report } = measured;
+    if (baselineCommand) baseline = measured.baseline;
+    const compared = baseline && !argv.updateBaseline ? baseline : null;
     const verdict = evaluateBudget(
-      { readyMs: measured.report.readyAt, modules: measured.report.modules.length },
-      { budgetMs, maxModules, tolerance, baseline: baseline && !argv.updateBaseline ? { readyMs: baseline.readyAt } : null },
+      { samples: report.check.samples, control: report.check.control, modules: report.modules.length },
+      { budgetMs, maxModules, tolerance, baseline: compared && { ...baselineRuns(compared), alternated: Boolean(baselineCommand) } },
     );
-    const { diffReports, renderDiff } = require('../report/diff.js');
-    const diff = baseline ? diffReports(baseline, measured.report, { top: 5 }) : null;
+    // An interval too wide to decide is a warning: it passes, and --strict makes it fail.
+    const warnings = verdict.checks.filter((c) => c.verdict === 'undecided')
+      .map((c) => warning('CHECK_UNDECIDED', c.message, { check: c.name }));
+    ctx.warnings.push(...warnings);
+    const ok = verdict.ok && !(argv.strict && warnings.length);
+    const against = baseline ? diffWithBaseline(baseline, report) : null;
+    const diff = against && against.diff;
 
     if (argv.updateBaseline) {
       const { writeFileAtomic } = require('../write-atomic.js');
-      writeFileAtomic(baselineFile, JSON.stringify(measured.report, null, 2) + '\n');
+      writeFileAtomic(baselineFile, JSON.stringify(report, null, 2) + '\n');
     }
 
-    const shownBaseline = path.relative(ctx.cwd, baselineFile) || baselineFile;
-    if (argv.json) {
+    const shownBaseline = baselineCommand ? `--baseline-cmd ${shellWord(argv.baselineCmd)}` : path.relative(ctx.cwd, baselineFile) || baselineFile;
+    if (format === 'json') {
+      const { medianInterval } = require('../stats.js');
       ctx.stdout.write(JSON.stringify({
-        ok: verdict.ok,
-        command: measured.report.command,
-        readyAt: measured.report.readyAt,
-        samples: measured.report.check.samples,
-        modules: measured.report.modules.length,
-        files: measured.report.files,
-        bytes: measured.report.bytes,
+        ok,
+        undecided: verdict.undecided,
+        command: report.command,
+        readyAt: report.readyAt,
+        readyAtInterval: medianInterval(report.check.samples),
+        samples: report.check.samples,
+        control: report.check.control && { command: report.check.controlCommand, ...medianInterval(report.check.control), samples: report.check.control },
+        modules: report.modules.length,
+        files: report.files,
+        bytes: report.bytes,
         checks: verdict.checks,
-        baseline: baseline || argv.updateBaseline ? shownBaseline : null,
+        warnings,
+        baseline: (baseline && !baselineCommand) || argv.updateBaseline ? shownBaseline : null,
+        baselineCommand: baselineCommand ? argv.baselineCmd : null,
         baselineWritten: argv.updateBaseline,
         diff,
+        diffScale: against && against.scale,
       }, null, 2) + '\n');
-    } else if (!argv.quiet || !verdict.ok) {
-      ctx.stdout.write(renderCheck({ measured, verdict, diff, ctx, shownBaseline, updated: argv.updateBaseline, renderDiff }));
+    } else if (format === 'markdown') {
+      const { renderCheckMarkdown } = require('../check/markdown-summary.js');
+      ctx.stdout.write(renderCheckMarkdown({ report, verdict, ok, against, shownBaseline, updated: argv.updateBaseline }));
+    } else if (!argv.quiet || !ok) {
+      ctx.stdout.write(renderCheck({ report, verdict, ok, against, ctx, shownBaseline, baseline: compared, updated: argv.updateBaseline }));
     }
     return verdict.ok ? 0 : 1;
   },
 };
 
 /**
- * One run with module records (which also warms the disk cache), then `runs` timed runs with
- * nothing but the ready moment measured: their median is the figure compared.
+ * --baseline-cmd: the baseline revision's start command, one line split into words as a shell
+ * would (it is started directly, as the app is, so both start alike).
+ * @returns {?string[]} null without --baseline-cmd
  */
-async function measure({ argv, ctx, runOptions: common, runs }) {
-  const { capture } = require('../capture/capture.js');
-  const { buildReport } = require('../analyze/startup-report.js');
-  const { percentile } = require('../bench/stats.js');
-  const { trapInterrupts } = require('../interrupt.js');
-  const showProgress = ctx.stderr.isTTY && !argv.quiet;
-  const progress = (text) => showProgress && ctx.stderr.write(`\r\u001b[2Kcoldstart check: ${text}`);
-  const traps = trapInterrupts();
-  let detail;
-  const samples = [];
+function parseBaselineCommand(argv, cwd) {
+  if (argv.baselineCmd == null) return null;
+  const line = String(argv.baselineCmd);
+  let words;
   try {
-    progress('loading modules…');
-    detail = await capture({ ...common, signal: traps.signal, force: traps.force });
-    if (detail.partial) throw new CommandError('interrupted', { exitCode: 130 });
-    for (let i = 0; i < runs; i++) {
-      progress(`run ${i + 1}/${runs}…`);
-      if (traps.interrupted()) throw new CommandError('interrupted', { exitCode: 130 });
-      const timed = await capture({ ...common, timingOnly: true, signal: traps.signal, force: traps.force });
-      if (timed.partial || !Number.isFinite(timed.readyAt)) throw new CommandError('interrupted', { exitCode: 130 });
-      samples.push(timed.readyAt);
-    }
-  } finally {
-    traps.dispose();
-    if (showProgress) ctx.stderr.write('\r\u001b[2K');
+    words = splitShellWords(line);
+  } catch (err) {
+    throw new UsageError(`invalid --baseline-cmd ${JSON.stringify(line)}: ${err.message}; give a start command such as "node ../main/server.js" (a script for anything more)`);
   }
-  const sorted = [...samples].sort((a, b) => a - b);
-  const round = (n) => Math.round(n * 100) / 100;
-  const report = {
-    ...buildReport(detail),
-    // The compared figure: median of the timed runs (module records come from the first run).
-    readyAt: round(percentile(sorted, 50)),
-    check: { runs, samples: samples.map(round), detailReadyAt: round(detail.readyAt) },
-  };
-  return { report, sorted };
+  if (!words.length) throw new UsageError('invalid --baseline-cmd "": give the start command of the baseline revision, e.g. --baseline-cmd "node ../main/server.js"');
+  if (argv.updateBaseline) throw new UsageError('--baseline-cmd runs the baseline here and now: there is no baseline to --update-baseline');
+  if (argv.baseline) throw new UsageError('give --baseline (a saved baseline) or --baseline-cmd (a command to run alongside), not both');
+  return require('../capture/command-check.js').checkCommand(words, cwd);
 }
 
-function renderCheck({ measured, verdict, diff, ctx, shownBaseline, updated, renderDiff }) {
-  const { ms, size, palette, count } = require('../report/terminal.js');
-  const { bold, red, green } = palette(ctx.color);
-  const { report, sorted } = measured;
-  const spread = sorted.length > 1 ? ` (${ms(sorted[0])} to ${ms(sorted[sorted.length - 1])})` : '';
+function renderCheck({ report, verdict, ok, against, ctx, shownBaseline, baseline, updated }) {
+  const { size, palette, count } = require('../report/terminal.js');
+  const { renderDiff } = require('../report/diff.js');
+  const { medianInterval, formatMedianInterval, median, formatMs } = require('../stats.js');
+  const { bold, red, green, yellow, dim } = palette(ctx.color);
+  const check = report.check;
+  const mi = medianInterval(check.samples);
+  const coverage = mi.low == null ? '' : ` (${Math.floor(mi.confidence * 100)}% interval, order statistics)`;
   const lines = [
     `${bold('coldstart check')}: ${report.command.join(' ')}`,
-    `  time to ready: median ${bold(ms(report.readyAt))} of ${count(sorted.length, 'run')}${spread}`,
+    `  time to ready: median ${bold(formatMedianInterval(mi))}${coverage} of ${count(mi.n, 'run')}`,
+  ];
+  if (check.control) {
+    const floor = medianInterval(check.control);
+    const before = baseline && baseline.check && Array.isArray(baseline.check.control) && baseline.check.control.length
+      ? `; the baseline's ${formatMs(median(baseline.check.control))} ms` : '';
+    lines.push(dim(`  machine floor (a bare Node that listens, run alternately): median ${formatMedianInterval(floor)}${before}`));
+  }
+  lines.push(
     `  ${count(report.modules.length, 'module')}, ${count(report.packages.length, 'package')}, ${count(report.files, 'file')}, ${size(report.bytes)} read`,
     '',
-  ];
-  for (const c of verdict.checks) lines.push(`  ${c.ok ? green('pass') : red('FAIL')}  ${c.message}`);
+  );
+  const mark = { pass: green('pass'), fail: red('FAIL'), undecided: yellow('undecided') };
+  for (const c of verdict.checks) lines.push(`  ${mark[c.verdict]}  ${c.message}`);
   if (!verdict.checks.length) lines.push('  (no limits checked)');
-  if (diff) {
-    lines.push('', renderDiff(diff, { color: ctx.color, title: bold(`Against the baseline ${shownBaseline}`) }).trimEnd());
+  if (against) {
+    lines.push('', renderDiff(against.diff, { color: ctx.color, title: bold(`Against the baseline ${shownBaseline}`) }).trimEnd());
+    if (against.scale != null) lines.push(dim(`Times of this run are shown at the baseline's machine floor (× ${against.scale.toFixed(2)}).`));
   }
   lines.push('');
   if (updated) lines.push(`Baseline written: ${shownBaseline}`);
-  const failed = verdict.checks.filter((c) => !c.ok).length;
-  lines.push(verdict.ok
-    ? green(`coldstart check: passed${verdict.checks.length ? ` (${count(verdict.checks.length, 'check')})` : ''}`)
-    : red(`coldstart check: FAILED (${failed} of ${count(verdict.checks.length, 'check')})`));
+  const failed = verdict.checks.filter((c) => c.verdict === 'fail').length;
+  const undecided = verdict.checks.filter((c) => c.verdict === 'undecided').length;
+  const checks = count(verdict.checks.length, 'check');
+  if (failed) {
+    lines.push(red(`coldstart check: FAILED (${failed} of ${checks}${undecided ? `, ${undecided} undecided` : ''})`));
+  } else if (!ok) {
+    // --strict: the failure itself is the one `coldstart: --strict:` line lib/cli.js prints, as in every command.
+    lines.push(yellow(`coldstart check: ${undecided} of ${checks} undecided`));
+  } else if (undecided) {
+    lines.push(yellow(`coldstart check: passed, ${undecided} of ${checks} undecided (--strict fails on that)`));
+  } else {
+    lines.push(green(`coldstart check: passed${verdict.checks.length ? ` (${checks})` : ''}`));
+  }
   return lines.join('\n') + '\n';
 }
-

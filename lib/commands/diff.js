@@ -1,31 +1,100 @@
 'use strict';
-// coldstart diff A B: what changed at startup between two report.json files.
+// coldstart diff A B: what changed at startup between two report.json files; with --runs, between
+// two sets of runs, told apart from noise by the statistics of lib/stats.js.
+const fs = require('fs');
+const path = require('path');
 const { UsageError } = require('../errors.js');
 const { parseCount } = require('../options.js');
 const { readReport } = require('../report/read-report.js');
 
+const RUNS_USAGE = 'coldstart diff --runs a1.json a2.json ... -- b1.json b2.json ... (or two directories of reports)';
+
 module.exports = {
-  command: 'diff [before] [after]',
-  describe: 'compare two report.json files: time to ready, modules, bytes, packages that appear or vanish, biggest movers',
+  command: 'diff [reports..]',
+  describe: 'compare two report.json files (or two sets of runs with --runs): time to ready, modules, bytes, packages that appear or vanish, movers beyond noise',
   builder: (yargs) => yargs
-    .positional('before', { type: 'string', describe: 'the older report.json (or a directory holding one)' })
-    .positional('after', { type: 'string', describe: 'the newer report.json' })
+    .positional('reports', { type: 'string', describe: 'before and after report.json (a directory stands for its report.json); with --runs, the runs before' })
+    .option('runs', { type: 'boolean', default: false, describe: 'compare two sets of runs: the reports before --, then those after it; or two directories of reports' })
     .option('top', { type: 'string', default: '10', describe: 'rows in each list of movers' })
     .example('$0 diff main/.coldstart/report.json .coldstart/report.json', '')
-    .example('$0 diff .coldstart/baseline.json .coldstart/report.json --json', ''),
+    .example('$0 diff .coldstart/baseline.json .coldstart/report.json --json', '')
+    .example('# each a directory with a report.json', '').example('$0 diff --runs before/1 before/2 before/3 before/4 -- after/1 after/2 after/3 after/4', '')
+    .example('# two directories of reports', '').example('$0 diff --runs runs-main runs-branch', ''),
   async run(argv, ctx) {
-    // Checked here rather than by yargs, so a missing file name is one clear usage line.
-    if (!argv.before || !argv.after) throw new UsageError('diff needs two reports: coldstart diff before/report.json after/report.json');
     const top = parseCount(argv.top, '--top', 1);
-    const before = readReport(argv.before, ctx.cwd);
-    const after = readReport(argv.after, ctx.cwd);
-    const { diffReports, renderDiff } = require('../report/diff.js');
-    const diff = diffReports(before, after, { top });
+    const positional = (argv.reports || []).map(String);
+    const afterDash = (argv['--'] || []).map(String);
+    const { diffReports, diffRuns, renderDiff } = require('../report/diff.js');
+    let diff;
+    let labels;
+    if (argv.runs) {
+      const [beforeNames, afterNames] = runSets(positional, afterDash, ctx.cwd);
+      const before = beforeNames.map((f) => readReport(f, ctx.cwd));
+      const after = afterNames.map((f) => readReport(f, ctx.cwd));
+      diff = diffRuns(before, after, { top });
+      labels = { before: beforeNames, after: afterNames };
+    } else {
+      if (afterDash.length) throw new UsageError(`reports after -- are sets of runs: add --runs (${RUNS_USAGE})`);
+      // Checked here rather than by yargs, so a missing file name is one clear usage line.
+      if (positional.length !== 2) throw new UsageError('diff needs two reports: coldstart diff before/report.json after/report.json');
+      const [before, after] = positional.map((f) => readReport(f, ctx.cwd));
+      // Reports written by check keep their runs: compare those rather than one figure each.
+      const { keptRuns } = require('../report/run-samples.js');
+      const kept = [keptRuns(before), keptRuns(after)];
+      const samples = kept[0] && kept[1] && kept[0].readyAt.length > 1 && kept[1].readyAt.length > 1 ? { before: kept[0], after: kept[1] } : null;
+      diff = diffReports(before, after, { top, samples });
+      labels = { before: positional[0], after: positional[1] };
+    }
     if (argv.json) {
-      ctx.stdout.write(JSON.stringify({ before: argv.before, after: argv.after, ...diff }, null, 2) + '\n');
+      ctx.stdout.write(JSON.stringify({ ...labels, ...diff }, null, 2) + '\n');
     } else if (!argv.quiet) {
-      ctx.stdout.write(renderDiff(diff, { color: ctx.color, before: argv.before, after: argv.after }));
+      const side = (x) => (Array.isArray(x) ? `${x.length} runs (${x[0]} …)` : x);
+      ctx.stdout.write(renderDiff(diff, { color: ctx.color, before: side(labels.before), after: side(labels.after) }));
     }
     return 0;
   },
 };
+
+/** The two sets of report files --runs compares: lists either side of --, or two directories. */
+function runSets(positional, afterDash, cwd) {
+  let sets;
+  if (afterDash.length || positional.length !== 2) {
+    if (!positional.length || !afterDash.length) throw new UsageError(`diff --runs needs two sets of reports: ${RUNS_USAGE}`);
+    sets = [positional, afterDash];
+  } else {
+    for (const dir of positional) {
+      if (!isDirectory(path.resolve(cwd, dir))) throw new UsageError(`diff --runs: ${dir} is not a directory; give two directories of reports, or ${RUNS_USAGE}`);
+    }
+    sets = positional.map((dir) => [dir]);
+  }
+  return sets.map((names, i) => {
+    const files = names.flatMap((name) => reportsIn(name, cwd));
+    if (files.length < 2) {
+      throw new UsageError(`diff --runs: the runs ${i ? 'after' : 'before'} are ${files.length} report${files.length === 1 ? '' : 's'}; give at least 2 a side (4 or more for a verdict at 95%)`);
+    }
+    return files;
+  });
+}
+
+function isDirectory(full) {
+  try {
+    return fs.statSync(full).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The report files a name stands for: a file itself; a directory with a report.json that file; any
+ * other directory every *.json in it and every report.json one level down, in name order.
+ */
+function reportsIn(name, cwd) {
+  const full = path.resolve(cwd, name);
+  if (!isDirectory(full) || fs.existsSync(path.join(full, 'report.json'))) return [name];
+  const found = [];
+  for (const entry of fs.readdirSync(full, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.isFile() && entry.name.endsWith('.json')) found.push(path.join(name, entry.name));
+    else if (entry.isDirectory() && fs.existsSync(path.join(full, entry.name, 'report.json'))) found.push(path.join(name, entry.name, 'report.json'));
+  }
+  return found;
+}

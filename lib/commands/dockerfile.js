@@ -2,7 +2,7 @@
 // coldstart dockerfile: print a Dockerfile fitted to the project in the current directory (entry,
 // node flags, package manager, Node major, TypeScript build), with pack and `coldstart start` stages.
 const path = require('path');
-const { UsageError, CommandError } = require('../errors.js');
+const { UsageError } = require('../errors.js');
 
 module.exports = {
   command: 'dockerfile',
@@ -13,7 +13,7 @@ module.exports = {
     .option('distroless', { type: 'boolean', default: false, describe: 'run in a distroless image (node is its entrypoint)' })
     .example('$0 dockerfile > Dockerfile', '')
     .example('$0 dockerfile --distroless --out Dockerfile', '')
-    .example('$0 dockerfile --entry dist/server.js --json', 'print what was detected'),
+    .example('# print what was detected', '').example('$0 dockerfile --entry dist/server.js --json', ''),
   async run(argv, ctx) {
     if (argv.appCommand.length) {
       throw new UsageError('dockerfile takes no app command: name the entry file with --entry, e.g. --entry server.js');
@@ -23,12 +23,7 @@ module.exports = {
     const root = path.resolve(ctx.cwd, argv.root || '.');
     const description = detectProject({ root, entry: argv.entry, distroless: argv.distroless });
 
-    if (argv.strict && description.warnings.length) {
-      throw new CommandError(`--strict: ${description.warnings.map((w) => w.message).join('; ')}`);
-    }
-    if (!argv.quiet) {
-      for (const w of description.warnings) ctx.stderr.write(`coldstart: warning: ${w.message}\n`);
-    }
+    ctx.warnings.push(...description.warnings);
 
     const out = argv.out ? path.resolve(ctx.cwd, argv.out) : null;
     const fromRoot = out && path.relative(description.root, out);

@@ -26,7 +26,7 @@ module.exports = {
       .option('depth', { requiresArg: true, default: 1, describe: 'levels of packages requiring packages (1 = index.js requires all)' })
       .option('esm', { type: 'boolean', default: false, describe: 'ES modules (import) instead of CommonJS (require)' })
       .option('out', { type: 'string', requiresArg: true, default: DEFAULT_OUT, describe: 'directory to create (must not exist or be empty)' })
-      .example('$0 fixture --modules 1000 --out ./w1', 'then: cd w1 && node index.js');
+      .example('# then: cd w1 && node index.js', '').example('$0 fixture --modules 1000 --out ./w1', '');
   },
   async run(argv, ctx) {
     const options = {

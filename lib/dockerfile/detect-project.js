@@ -5,7 +5,9 @@
 const fs = require('fs');
 const path = require('path');
 const { UsageError } = require('../errors.js');
-const { NODE_FLAGS_WITH_VALUE, NODE_NO_ENTRY } = require('../capture/command-check.js');
+const { parseNodeCommand } = require('../node-command.js');
+const { splitShellWords } = require('../shell-words.js');
+const { warning } = require('../warnings.js');
 
 const LOCKFILES = [
   ['package-lock.json', 'npm'],
@@ -13,34 +15,19 @@ const LOCKFILES = [
   ['pnpm-lock.yaml', 'pnpm'],
 ];
 const FALLBACK_ENTRIES = ['index.js', 'server.js', 'app.js'];
+// The image runs coldstart from the app's node_modules.
+const COLDSTART_BIN = 'node_modules/coldstart/bin/coldstart.js';
 // Development-only options: a watcher would never let the pack step end, an inspector has no client.
 const DEV_ONLY_FLAG = /^--(watch|watch-path|watch-preserve-output|inspect|inspect-brk|inspect-wait)(=|$)/;
 const TYPESCRIPT_SOURCE = /\.(ts|mts|cts|tsx)$/;
 
-/** Splits a package.json script into words; null when it needs a shell (&&, pipes, $VAR, ...). */
+/** A package.json script's words; null when it needs a shell (&&, pipes, $VAR, globs, ...). */
 function splitScript(script) {
-  const words = [];
-  let word = null;
-  let quote = null;
-  for (const ch of script.trim()) {
-    if (quote) {
-      if (ch === quote) quote = null;
-      else word += ch;
-    } else if (ch === '"' || ch === "'") {
-      quote = ch;
-      word = word || '';
-    } else if (/\s/.test(ch)) {
-      if (word !== null) words.push(word);
-      word = null;
-    } else if ('&|;<>$`()\\*?'.includes(ch)) {
-      return null;
-    } else {
-      word = (word || '') + ch;
-    }
+  try {
+    return splitShellWords(script);
+  } catch {
+    return null;
   }
-  if (quote) return null;
-  if (word !== null) words.push(word);
-  return words;
 }
 
 /**
@@ -50,21 +37,12 @@ function splitScript(script) {
 function parseNodeScript(script) {
   const words = splitScript(script);
   if (!words || words[0] !== 'node') return null;
+  const parsed = parseNodeCommand(words);
+  if (parsed.problem) return null;
   const flags = [];
   const dropped = [];
-  let i = 1;
-  for (; i < words.length; i++) {
-    const word = words[i];
-    if (word === '--') { i++; break; }
-    if (!word.startsWith('-') || word === '-') break;
-    const name = word.split('=')[0];
-    if (NODE_NO_ENTRY.has(name)) return null;
-    const taken = !word.includes('=') && NODE_FLAGS_WITH_VALUE.has(word) ? [word, words[++i]] : [word];
-    if (taken[taken.length - 1] === undefined) return null;
-    (DEV_ONLY_FLAG.test(word) ? dropped : flags).push(...taken);
-  }
-  if (i >= words.length || words[i] === '-') return null;
-  return { file: words[i], flags, args: words.slice(i + 1), dropped };
+  for (const flag of parsed.flags) (DEV_ONLY_FLAG.test(flag.words[0]) ? dropped : flags).push(...flag.words);
+  return { file: parsed.entry, flags, args: parsed.args, dropped };
 }
 
 /** The highest Node major a semver range names (`^18 || ^20` -> 20, `>=18 <21` -> 20); null if none. */
@@ -150,21 +128,31 @@ function findPackageManager(root, manifest, warnings) {
   }
   const chosen = present.find(([, name]) => name === declared) || present[0];
   if (present.length > 1) {
-    warnings.push({
-      code: 'SEVERAL_LOCKFILES',
-      message: `several lockfiles (${present.map(([f]) => f).join(', ')}): the Dockerfile assumes ${chosen[1]}`,
-    });
+    warnings.push(warning('SEVERAL_LOCKFILES',
+      `several lockfiles (${present.map(([f]) => f).join(', ')}): the Dockerfile assumes ${chosen[1]}`,
+      { lockfiles: present.map(([f]) => f) }));
   }
   return { name: chosen[1], lockfile: chosen[0] };
 }
 
-function findNodeMajor(manifest, runningVersion, warnings) {
+// The files version managers (nvm, fnm, volta's import, asdf's legacy mode) pin a Node with:
+// what developers run, so what the image should run. They win over an engines range.
+const VERSION_FILES = ['.node-version', '.nvmrc'];
+
+function findNodeMajor(root, manifest, runningVersion, warnings) {
+  for (const file of VERSION_FILES) {
+    let text;
+    try { text = fs.readFileSync(path.join(root, file), 'utf8').trim(); } catch { continue; }
+    const m = /^v?(\d+)(\.\d+){0,2}$/.exec(text.split(/\s+/)[0] || '');
+    if (m) return { major: Number(m[1]), from: file, range: text };
+    warnings.push(warning('NODE_VERSION_FILE_UNREADABLE', `${file} "${text}" names no Node version number: it is not used for the base image`, { file, text }));
+  }
   const range = manifest && manifest.engines && manifest.engines.node;
   const running = Number(/^v?(\d+)/.exec(runningVersion)[1]);
   if (typeof range === 'string' && range.trim()) {
     const major = majorFromRange(range);
     if (major) return { major, from: 'engines.node', range };
-    warnings.push({ code: 'ENGINES_UNREADABLE', message: `engines.node "${range}" names no Node major: using ${running}, the running Node's` });
+    warnings.push(warning('ENGINES_UNREADABLE', `engines.node "${range}" names no Node major: using ${running}, the running Node's`, { range }));
   }
   return { major: running, from: 'running node', range: null };
 }
@@ -186,19 +174,25 @@ function contextWarnings(root, manifest) {
   const warnings = [];
   const deps = (manifest && manifest.dependencies) || {};
   const devDeps = (manifest && manifest.devDependencies) || {};
-  if (!deps.coldstart) {
+  if (!deps.coldstart && coldstartBin(manifest) === COLDSTART_BIN) {
     warnings.push(devDeps.coldstart
-      ? { code: 'COLDSTART_DEV_DEPENDENCY', message: 'coldstart is a devDependency: an install without devDependencies leaves it out of node_modules, and the image runs it from there (move it to dependencies)' }
-      : { code: 'COLDSTART_NOT_A_DEPENDENCY', message: 'coldstart is not in dependencies: the image runs it from node_modules (npm install coldstart)' });
+      ? warning('COLDSTART_DEV_DEPENDENCY', 'coldstart is a devDependency: an install without devDependencies leaves it out of node_modules, and the image runs it from there (move it to dependencies)')
+      : warning('COLDSTART_NOT_A_DEPENDENCY', 'coldstart is not in dependencies: the image runs it from node_modules (npm install coldstart)'));
   }
   let ignore = '';
   try { ignore = fs.readFileSync(path.join(root, '.dockerignore'), 'utf8'); } catch { /* none */ }
   const ignoresModules = ignore.split('\n').map((l) => l.trim())
     .some((l) => /^(\/|\*\*\/)?node_modules\/?(\*\*?)?$/.test(l));
   if (ignoresModules) {
-    warnings.push({ code: 'DOCKERIGNORE_NODE_MODULES', message: '.dockerignore leaves out node_modules: the Dockerfile installs nothing and needs it in the build context' });
+    warnings.push(warning('DOCKERIGNORE_NODE_MODULES', '.dockerignore leaves out node_modules: the Dockerfile installs nothing and needs it in the build context'));
   }
   return warnings;
+}
+
+/** Where the image finds coldstart's CLI: in node_modules, or at home in coldstart's own repository. */
+function coldstartBin(manifest) {
+  const own = manifest && manifest.name === 'coldstart' && manifest.bin && manifest.bin.coldstart;
+  return own ? path.posix.normalize(own) : COLDSTART_BIN;
 }
 
 function imageName(manifest) {
@@ -215,7 +209,7 @@ function imageName(manifest) {
  *   appArgs: string[], packageManager: {name: 'npm'|'yarn'|'pnpm', lockfile: string|null},
  *   node: {major: number, from: string, range: string|null},
  *   typescript: null|{tsconfig: string, buildScript: string, command: string[], packageManager: string},
- *   distroless: boolean, warnings: {code: string, message: string}[]}}
+ *   distroless: boolean, warnings: {code: string, message: string, context: object}[]}}
  * @throws {UsageError} when no entry file is found or package.json cannot be read
  */
 function detectProject({ root, entry, distroless = false, runningNodeVersion = process.version }) {
@@ -227,7 +221,7 @@ function detectProject({ root, entry, distroless = false, runningNodeVersion = p
   const typescript = findTypescript(dir, manifest, packageManager);
   const chosen = findEntry({ root: dir, manifest, entryOption: entry, typescript });
   if (chosen.dropped.length) {
-    warnings.push({ code: 'DEV_FLAGS_DROPPED', message: `left out development-only node flags of scripts.start: ${chosen.dropped.join(' ')}` });
+    warnings.push(warning('DEV_FLAGS_DROPPED', `left out development-only node flags of scripts.start: ${chosen.dropped.join(' ')}`, { flags: chosen.dropped }));
   }
   return {
     root: dir,
@@ -237,9 +231,10 @@ function detectProject({ root, entry, distroless = false, runningNodeVersion = p
     nodeFlags: chosen.flags,
     appArgs: chosen.args,
     packageManager,
-    node: findNodeMajor(manifest, runningNodeVersion, warnings),
+    node: findNodeMajor(dir, manifest, runningNodeVersion, warnings),
     typescript,
     distroless: Boolean(distroless),
+    coldstartBin: coldstartBin(manifest),
     warnings,
   };
 }

@@ -4,7 +4,6 @@
 // through `coldstart start`. Same stages as dockerfile-snippets/, with the entry filled in.
 const { shellWord } = require('../shell-words.js');
 
-const COLDSTART_BIN = 'node_modules/coldstart/bin/coldstart.js';
 
 const INSTALL = {
   npm: { production: 'npm ci --omit=dev', all: 'npm ci' },
@@ -47,8 +46,9 @@ function buildCommandLines(description, dockerfile) {
       `#   (and --build-arg DISTROLESS_IMAGE=gcr.io/distroless/nodejs${major}-debian12; keep the`,
       '#   same Node major in both images)');
   }
-  const from = description.node.from === 'engines.node'
-    ? `engines.node "${description.node.range}" in package.json` : 'the Node that ran coldstart dockerfile';
+  const { from: source, range } = description.node;
+  const from = source === 'engines.node' ? `engines.node "${range}" in package.json`
+    : source === 'running node' ? 'the Node that ran coldstart dockerfile' : `${source} ("${range}")`;
   lines.push(`# Node ${major} comes from ${from}.`);
   return lines;
 }
@@ -78,8 +78,9 @@ function buildStage(description) {
 function renderDockerfile(description, { dockerfile } = {}) {
   const { node, typescript, distroless } = description;
   const appCommand = ['node', ...description.nodeFlags, description.entry, ...description.appArgs];
-  const packCommand = ['node', COLDSTART_BIN, 'pack', '--code-cache', '--out', '/startup.tar', '--', ...appCommand];
-  const startArgs = [COLDSTART_BIN, 'start', '--verify', 'none', '--archive', '/startup.tar', '--', ...appCommand];
+  const { coldstartBin } = description;
+  const packCommand = ['node', coldstartBin, 'pack', '--code-cache', '--out', '/startup.tar', '--', ...appCommand];
+  const startArgs = [coldstartBin, 'start', '--verify', 'none', '--archive', '/startup.tar', '--', ...appCommand];
   const shown = appCommand.join(' ');
   const stage = (n) => (typescript ? n + 1 : n);
   const appSource = typescript ? 'COPY --from=build /app /app' : 'COPY . .';

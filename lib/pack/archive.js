@@ -6,6 +6,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { Header, Pax } = require('tar');
 const { CommandError } = require('../errors.js');
+const { crc32 } = require('node:zlib'); // as archive-format.js and the start side read it
+const { makeDir } = require('../make-dir.js');
 
 const ARCHIVE_MTIME = new Date(0);
 const BLOCK = 512;
@@ -13,18 +15,20 @@ const FLUSH_BYTES = 4 * 1024 * 1024;
 const END_MARKER = Buffer.alloc(2 * BLOCK);
 
 /**
- * Where each file's contents lie in the archive, as written in the lead entry. Offsets count
+ * Where each file's contents lie in the archive, as written in the lead entry: [offset, size,
+ * CRC-32 of the contents] by root-relative path. Offsets count
  * from the first byte after the lead entry (its header, data and padding), so the lead's own
  * size never moves them; tailBytes is the archive's length from there to its end. count and
  * bytes cover the app's files (not the generated entries).
- * @typedef {{files: Object<string, [number, number]>, count: number, bytes: number,
+ * @typedef {{files: Object<string, [number, number, number]>, count: number, bytes: number,
  *   tailBytes: number}} ArchiveLayout
  */
 
 /**
  * Writes a deterministic tar of `files` (and their parent directories) to `out`, atomically.
  * A symlink is kept as a symlink when its target stays inside root (rewritten as a relative
- * link); otherwise the content it points at is stored as a regular file. A path that goes
+ * link); one leading out of the root is refused (PACK_PATH_ESCAPES): nothing from outside the
+ * root ever enters the archive (manifest.js leaves such files out first). A path that goes
  * through a symlinked directory (node_modules/foo/index.js with node_modules/foo a link) is
  * stored at its real place, plus the link itself, so no entry ever lies below a symlink.
  * @param {object} options
@@ -35,9 +39,10 @@ const END_MARKER = Buffer.alloc(2 * BLOCK);
  * @param {string} options.out archive path to write
  * @param {{path: string, data: Buffer}[]} [options.extraEntries] generated files appended after
  *   the app's files, sorted by path
- * @param {{path: string, data: (layout: ArchiveLayout) => Buffer}} [options.leadEntry] a generated
- *   file written first (after its parent directories), made from the layout of every file
- *   entry that follows it: a reader that finds it needs no walk through the rest
+ * @param {{path: string, data: (layout: ArchiveLayout, tailCrc: number) => Buffer}} [options.leadEntry]
+ *   a generated file written first (after its parent directories), made from the layout of
+ *   every file entry that follows it and the CRC-32 of every byte after it: a reader that finds
+ *   it needs no walk through the rest
  * @returns {{files: number, bytes: number, generatedBytes: number, archiveBytes: number}} files =
  *   file and symlink entries written (extra and lead entries included), bytes = the sum of their
  *   contents, generatedBytes = the part of it in extra and lead entries
@@ -46,7 +51,7 @@ function writeArchive({ root, files, prepared = prepareArchive({ root, files }),
   const ordered = withGenerated(prepared, extraEntries, leadEntry);
   if (leadEntry) placeLead(ordered, leadEntry);
   const outPath = path.resolve(out);
-  fs.mkdirSync(path.dirname(outPath), { recursive: true });
+  makeDir(path.dirname(outPath));
   const tmpPath = path.join(path.dirname(outPath), `.${path.basename(outPath)}.${process.pid}.tmp`);
   const fd = fs.openSync(tmpPath, 'w');
   const summary = { files: 0, bytes: 0, generatedBytes: 0, archiveBytes: 0 };
@@ -231,18 +236,9 @@ function describeSymlink(rel, source, tree) {
     const linkpath = path.posix.relative(path.posix.dirname(rel), targetRel) || '.';
     return { rel, kind: 'symlink', mode: 0o777, linkpath };
   }
-  if (!real) {
-    throw new CommandError(`cannot pack ${rel}: dangling symlink to ${target}, outside the app root`, {
-      code: 'PACK_MISSING_FILE',
-    });
-  }
-  const stat = fs.statSync(real);
-  if (!stat.isFile()) {
-    throw new CommandError(`cannot pack ${rel}: symlink to a directory outside the app root (${real})`, {
-      code: 'PACK_PATH_ESCAPES',
-    });
-  }
-  return { rel, kind: 'file', mode: fileMode(stat.mode), source: real };
+  throw new CommandError(`cannot pack ${rel}: a symlink leading outside the app root (${target})`, {
+    code: 'PACK_PATH_ESCAPES',
+  });
 }
 
 function fileMode(mode) {
@@ -299,7 +295,7 @@ function placeLead(ordered, leadEntry) {
   let offset = 0;
   for (const entry of rest) {
     if (entry.kind === 'file') {
-      layout.files[entry.rel] = [offset + entry.headBytes, entry.data.length];
+      layout.files[entry.rel] = [offset + entry.headBytes, entry.data.length, crc32(entry.data)];
       if (!entry.generated) {
         layout.count += 1;
         layout.bytes += entry.data.length;
@@ -308,8 +304,11 @@ function placeLead(ordered, leadEntry) {
     offset += entry.totalBytes;
   }
   layout.tailBytes = offset + END_MARKER.length;
+  let tailCrc = 0;
+  for (const entry of rest) for (const block of entry.blocks) tailCrc = crc32(block, tailCrc);
+  tailCrc = crc32(END_MARKER, tailCrc);
   const lead = head.find((entry) => entry.rel === leadRel);
-  lead.data = Buffer.from(leadEntry.data(layout));
+  lead.data = Buffer.from(leadEntry.data(layout, tailCrc));
   Object.assign(lead, encodeEntry(lead, lead.data));
   ordered.splice(0, ordered.length, ...head, ...rest);
 }

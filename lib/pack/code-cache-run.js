@@ -1,13 +1,14 @@
 'use strict';
 // pack --code-cache: starts the app once under `coldstart start --mode memory` from an archive
 // without cache, and takes the code cache the recorder writes at the ready moment (see
-// code-cache-recorder.js). The run has its own process group, killed afterwards: nothing it
+// lib/start/code-cache-recorder.js). The run has its own process group, killed afterwards: nothing it
 // started outlives pack.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { RECORD_ENV, UNTIL_ENV } = require('./code-cache.js');
+const { RECORD_ENV, SETTLE_ENV } = require('../archive-format.js');
+const { UNTIL_ENV, readyMomentEnv } = require('../in-app/ready-moment.cjs');
 
 const BIN = path.join(__dirname, '..', '..', 'bin', 'coldstart.js');
 
@@ -19,15 +20,16 @@ const BIN = path.join(__dirname, '..', '..', 'bin', 'coldstart.js');
  * @param {object} options.env
  * @param {{mode: string, ms?: number}} options.until the capture's ready moment
  * @param {number} options.timeoutMs
+ * @param {number} [options.settleMs] the cache also holds what loads this long after the ready moment
  * @returns {Promise<{blob: Buffer, index: object}>} rejects with the reason the run gave no cache
  */
-async function recordCodeCacheRun({ archive, command, cwd, env, until, timeoutMs }) {
+async function recordCodeCacheRun({ archive, command, cwd, env, until, timeoutMs, settleMs = 0 }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-cache-'));
   const out = path.join(dir, 'cache.json');
   try {
     const child = spawn(process.execPath, [BIN, 'start', '--quiet', '--verify', 'none', '--archive', archive, '--', ...command], {
       cwd,
-      env: { ...env, [RECORD_ENV]: out, [UNTIL_ENV]: until.mode === 'duration' ? String(until.ms) : until.mode },
+      env: { ...env, [RECORD_ENV]: out, [UNTIL_ENV]: readyMomentEnv(until), ...(settleMs ? { [SETTLE_ENV]: String(settleMs) } : {}) },
       stdio: ['ignore', 'ignore', 'pipe'],
       detached: true,
     });

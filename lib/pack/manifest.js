@@ -4,7 +4,7 @@
 const fs = require('fs');
 const path = require('path');
 const { UsageError } = require('../errors.js');
-const { relativeInside } = require('../capture/module-records.js');
+const { rootConfinement } = require('../capture/root-confinement.js');
 
 /** Reads a startup-files.txt: one root-relative path a line; blank lines and # comments ignored. */
 function readManifestFile(file) {
@@ -18,7 +18,8 @@ function readManifestFile(file) {
 }
 
 /**
- * Splits listed paths into those safe to pack and those refused (outside the root).
+ * Splits listed paths into those safe to pack and those refused (outside the root by name, or
+ * by their real place: a symlink, or a directory on the way, leading out of the root).
  * @param {string[]} paths relative (posix) or absolute
  * @param {string} root
  * @returns {{ files: string[], outside: string[], missing: string[] }}
@@ -27,9 +28,10 @@ function confineToRoot(paths, root) {
   const files = new Set();
   const outside = [];
   const missing = [];
+  const confined = rootConfinement(root);
   for (const p of paths) {
     const abs = path.resolve(root, p);
-    const rel = relativeInside(root, abs);
+    const rel = confined(abs);
     if (!rel) {
       outside.push(p);
       continue;

@@ -3,7 +3,8 @@
 // to ready went. The figures and tables are rendered here, so they read without scripts; the
 // timeline and the require tree are drawn in the page from the embedded report. Pure.
 const { shellLine } = require('../shell-words.js');
-const { ms, size } = require('./terminal.js');
+const { momentOf } = require('../analyze/startup-report.js');
+const { ms, size, gcShare } = require('./terminal.js');
 
 const CATEGORY_ORDER = ['resolve', 'read', 'compile', 'execute', 'gc', 'other', 'idle'];
 const CATEGORY_LABELS = {
@@ -60,12 +61,6 @@ function packageColors(packages) {
   return colors;
 }
 
-function momentOf(until) {
-  if (until === 'listen') return 'listening';
-  if (until === 'exit') return 'exit';
-  return `the ${until} mark`;
-}
-
 /** Time to ready split into segments: the unsampled start, then the profile's categories. */
 function timeSplit(report) {
   const cat = report.categories;
@@ -90,6 +85,14 @@ function renderSplit(report) {
     `${esc(fmtMs(s.ms))} <span class="muted">${(s.share * 100).toFixed(0)}%</span>` +
     `<div class="hint">${esc(CATEGORY_HINTS[s.key])}</div></li>`).join('');
   return `<div class="splitbar" role="img" aria-label="time to ready by category">${bar}</div><ul class="legend">${legend}</ul>`;
+}
+
+function renderGcNote(report) {
+  const gc = gcShare(report);
+  if (!gc) return '';
+  return `<p class="muted">Garbage collection took ${esc(fmtMs(gc.ms))}, ${Math.round(gc.share * 100)}% of the profiled startup. ` +
+    'A collection falls on whichever module is loading when the heap fills, so module self times leave it out ' +
+    '(the gc column shows where it fell); allocating less at startup, or loading less, is what shrinks it.</p>';
 }
 
 function stat(label, value, note) {
@@ -127,6 +130,7 @@ function renderModules(report, colors) {
     `<td class="num" data-v="${m.startMs}">${esc(fmtMs(m.startMs))}</td>` +
     `<td class="num" data-v="${m.resolveMs}">${esc(fmtMs(m.resolveMs))}</td>` +
     `<td class="num" data-v="${m.selfMs}">${esc(fmtMs(m.selfMs))}</td>` +
+    `<td class="num" data-v="${m.gcMs ?? ''}">${m.gcMs ? esc(fmtMs(m.gcMs)) : ''}</td>` +
     `<td class="num" data-v="${m.inclusiveMs}">${esc(fmtMs(m.inclusiveMs))}</td>` +
     `</tr>`).join('\n');
   return `<div class="tools"><input type="search" id="module-filter" placeholder="filter by file or package" aria-label="filter modules">
@@ -135,7 +139,8 @@ function renderModules(report, colors) {
 <thead><tr><th data-type="text">file</th><th data-type="text">package</th><th data-type="text">kind</th>
 <th data-type="num" class="num" title="when its require/import began, ms from process start">start</th>
 <th data-type="num" class="num" title="finding the file">resolve</th>
-<th data-type="num" class="num" title="its own load time, modules it required excluded">self</th>
+<th data-type="num" class="num" title="its own load time, modules it required excluded, garbage collection apart">self</th>
+<th data-type="num" class="num" title="garbage collection that ran while it loaded: not its own work, left out of self">gc</th>
 <th data-type="num" class="num" aria-sort="descending" title="load time including the modules it required">inclusive</th></tr></thead>
 <tbody>
 ${rows}
@@ -167,6 +172,46 @@ function renderOutside(report) {
   return `<p class="muted">Files read during startup outside <code>${esc(report.root)}</code>. ` +
     '<code>coldstart pack</code> never packs them: they must exist where the app runs.</p>' +
     `<ul class="outside">${list.map((f) => `<li><code>${esc(f)}</code></li>`).join('')}</ul>`;
+}
+
+/** The advice (lazy-load candidates with --coverage, packages loaded from several copies): one row per finding. */
+function renderAdvice(report) {
+  const advice = report.advice || [];
+  if (!advice.length) return '';
+  const what = (a) => (a.kind === 'duplicate-package' ? `${a.subject}: ${a.copies.length} copies`
+    : a.kind === 'sync-work' ? `${a.subject} blocks startup` : `load ${a.subject} lazily`);
+  const rows = advice.map((a) => `<tr><td class="num">${esc(fmtMs(a.estimatedMs))}</td><td><b>${esc(what(a))}</b></td>` +
+    `<td><code>${esc(a.line ? `${a.file}:${a.line}` : a.file)}</code></td><td>${esc(a.fix)}<br><span class="muted small">${esc(a.evidence)}</span></td></tr>`);
+  return `<section class="card" id="advice">
+  <h2>Advice <span class="muted small">estimated savings: check them with a run</span></h2>
+  <table><thead><tr><th>saving</th><th>what</th><th>where</th><th>how</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+</section>
+`;
+}
+
+/** What startup waited on: outbound requests (with the connection each opened) and child processes. */
+function renderWaitedOn(report) {
+  const net = report.network;
+  if (!net || !(net.requests.length || net.children.length)) return '';
+  const cell = (n) => `<td class="num">${esc(fmtMs(n))}</td>`;
+  const rows = net.requests.map((q) => {
+    const c = q.connection == null ? null : net.connections[q.connection];
+    const fresh = c && !q.reused;
+    return `<tr><td>${esc(fmtMs(q.startMs))}</td><td><code>${esc(`${q.method} ${q.url}`)}</code>${q.error ? ` <em>${esc(q.error)}</em>` : ''}</td>` +
+      `<td class="num">${esc(q.status ?? '–')}</td>${cell(q.totalMs)}${cell(fresh ? c.dnsMs : null)}${cell(fresh ? c.connectMs : null)}` +
+      `${cell(fresh ? c.tlsMs : null)}${cell(q.ttfbMs)}<td>${c ? (q.reused ? 'reused' : `new #${c.id}`) : '–'}</td></tr>`;
+  });
+  for (const ch of net.children) {
+    rows.push(`<tr><td>${esc(fmtMs(ch.startMs))}</td><td>child process <code>${esc(ch.command.join(' '))}</code></td>` +
+      `<td class="num">${esc(ch.exitCode ?? '–')}</td>${cell(ch.totalMs)}<td colspan="5"></td></tr>`);
+  }
+  return `<section class="card" id="waited-on">
+  <h2>Waited on <span class="muted small">outbound requests and child processes before ready; dns, connect and tls are paid by a new connection only; – = not seen or still open at ready</span></h2>
+  <div class="scroll"><table><thead><tr><th>start</th><th>what</th><th class="num">status</th><th class="num">total</th><th class="num">dns</th>
+<th class="num">connect</th><th class="num">tls</th><th class="num">first byte</th><th>connection</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table></div>
+</section>
+`;
 }
 
 /** JSON that can sit inside a <script> element. */
@@ -223,8 +268,10 @@ function renderReportHtml(report) {
 <section class="card" id="split">
   <h2>Where the time to ready went</h2>
   ${renderSplit(report)}
+  ${renderGcNote(report)}
 </section>
 
+${renderWaitedOn(report)}
 <section class="card" id="timeline-section">
   <h2>Module loading, from process start to ready
     <label class="timeline-tools"><input type="checkbox" id="timeline-from-first"> start at the first module</label></h2>
@@ -249,6 +296,7 @@ function renderReportHtml(report) {
   ${renderModules(report, colors)}
 </section>
 
+${renderAdvice(report)}
 <section class="card" id="outside">
   <h2>Read outside the root</h2>
   ${renderOutside(report)}

@@ -1,6 +1,7 @@
 'use strict';
 // Writes what `coldstart profile` leaves behind: startup.cpuprofile,
 // startup-files.txt, report.json and report.html, each atomically.
+const fs = require('fs');
 const path = require('path');
 const { writeFileAtomic } = require('../write-atomic.js');
 const { buildReport } = require('../analyze/startup-report.js');
@@ -24,6 +25,7 @@ function writeProfileArtifacts(result, outDir, cwd) {
   artifacts.html = path.join(outDir, 'report.html');
   const report = buildReport(result, {
     artifacts: Object.fromEntries(Object.entries(artifacts).map(([k, v]) => [k, shown(v)])),
+    readSource,
   });
   writeFileAtomic(artifacts.report, JSON.stringify(report, null, 2) + '\n');
   const { renderReportHtml } = require('./html.js');
@@ -31,4 +33,13 @@ function writeProfileArtifacts(result, outDir, cwd) {
   return report;
 }
 
-module.exports = { writeProfileArtifacts };
+/** A module's source, for the line of a require in the advice; null when it cannot be read. */
+function readSource(file) {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+module.exports = { writeProfileArtifacts, readSource };

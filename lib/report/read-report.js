@@ -24,7 +24,7 @@ function readReport(file, cwd) {
   try {
     report = JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`${file} is not JSON: ${err.message}`);
+    throw new UsageError(`${file} is not JSON: ${err.message.replace(/\s*\n\s*/g, ' ')}`);
   }
   return checkedReport(report, file);
 }
@@ -34,7 +34,23 @@ function checkedReport(report, file) {
   const valid = report && typeof report === 'object' && Number.isFinite(report.readyAt) &&
     Array.isArray(report.modules) && Array.isArray(report.packages);
   if (!valid) throw new UsageError(`${file} is not a coldstart report (write one with coldstart profile or coldstart check --update-baseline)`);
+  const wrong = wrongRuns(report.check);
+  if (wrong) throw new UsageError(`${file} is a corrupt check baseline: ${wrong} (record it again with coldstart check --update-baseline)`);
   return report;
+}
+
+/** What is wrong with the runs a check baseline keeps (`check`), in words; null when nothing is. */
+function wrongRuns(check) {
+  if (check == null) return null;
+  if (typeof check !== 'object' || Array.isArray(check)) return 'check is not an object';
+  for (const key of ['samples', 'control']) {
+    const runs = check[key];
+    if (runs == null && key === 'control') continue;
+    if (!Array.isArray(runs)) return `check.${key} is not an array of times`;
+    const i = runs.findIndex((x) => typeof x !== 'number' || !Number.isFinite(x));
+    if (i >= 0) return `check.${key}[${i}] is ${JSON.stringify(runs[i]) ?? String(runs[i])}, not a number`;
+  }
+  return null;
 }
 
 module.exports = { readReport, checkedReport };

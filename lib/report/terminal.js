@@ -1,6 +1,7 @@
 'use strict';
 // The terminal summary of a profile. Reads only the report; returns a string.
-const { headline } = require('../analyze/startup-report.js');
+const path = require('path');
+const { headline, momentOf } = require('../analyze/startup-report.js');
 const { formatBytes } = require('../format-bytes.js');
 const { CATEGORIES } = require('../analyze/cpuprofile-categories.js');
 
@@ -40,7 +41,7 @@ function renderProfileSummary(report, opts = {}) {
   const h = headline(report, 5);
   const lines = [];
   const status = report.partial ? c.yellow(' (partial: interrupted)') : '';
-  const moment = report.until === 'listen' ? 'listening' : report.until === 'exit' ? 'exit' : `the ${report.until} mark`;
+  const moment = momentOf(report.until);
   lines.push(`${c.bold('coldstart')}: ready (${moment}) after ${c.bold(ms(report.readyAt))}${status}`);
   lines.push(`  ${report.modules.length} modules, ${report.files} files, ${size(report.bytes)} read to start` +
     (report.outsideRoot.length ? `, ${report.outsideRoot.length} files outside the root` : ''));
@@ -50,7 +51,14 @@ function renderProfileSummary(report, opts = {}) {
     const cat = report.categories;
     const parts = CATEGORIES.filter((k) => cat[k] != null).map((k) => `${k} ${ms(cat[k])}`);
     lines.push('', c.bold('Time by category') + c.dim(' (from the CPU profile)'), '  ' + parts.join('  ·  '));
+    const gc = gcShare(report);
+    if (gc) {
+      lines.push(c.yellow(`  garbage collection took ${ms(gc.ms)}, ${Math.round(gc.share * 100)}% of the profiled startup: ` +
+        'it falls on whichever module is loading, so module self times leave it out (gc column)'));
+    }
   }
+
+  lines.push(...waitedOnLines(report, c));
 
   if (h.topPackages.length) {
     lines.push('', c.bold('Top packages') + c.dim(' (own time; load = wall time with dependencies)'));
@@ -60,9 +68,12 @@ function renderProfileSummary(report, opts = {}) {
   if (h.topInclusive.length) {
     lines.push('', c.bold('Top modules by inclusive time'));
     lines.push(table(h.topInclusive.map((m) => [shorten(m.file), ms(m.inclusiveMs)]), ['l', 'r']));
-    lines.push('', c.bold('Top modules by self time'));
-    lines.push(table(h.topSelf.map((m) => [shorten(m.file), ms(m.selfMs)]), ['l', 'r']));
+    const withGc = h.topSelf.some((m) => m.gcMs != null);
+    lines.push('', c.bold('Top modules by self time') + (withGc ? c.dim(' (own work; gc = collections during its load, apart)') : ''));
+    lines.push(table(h.topSelf.map((m) => [shorten(m.file), ms(m.selfMs), ...(withGc ? [m.gcMs ? `gc ${ms(m.gcMs)}` : ''] : [])]),
+      ['l', 'r', 'r']));
   }
+  lines.push(...adviceLines(report, c));
   if (report.outsideRoot.length) {
     lines.push('', c.bold('Read outside the root') + c.dim(' (never packed)'));
     for (const f of report.outsideRoot.slice(0, 5)) lines.push(`  ${f}`);
@@ -75,12 +86,71 @@ function renderProfileSummary(report, opts = {}) {
   if (a.report) lines.push(`  ${a.report}`);
   if (a.html) lines.push(`  ${a.html}`);
   if (a.html || a.profile) lines.push('');
-  if (a.html) lines.push(c.dim(`Open the report:  coldstart view ${a.html}   (a file any browser opens)`));
+  const coldstart = coldstartCommand();
+  if (a.html) lines.push(c.dim(`Open the report:  ${coldstart} view ${a.html}   (a file any browser opens)`));
   if (a.profile) {
-    lines.push(c.dim(`Open the profile: coldstart view ${a.profile}   (speedscope, offline)`),
+    lines.push(c.dim(`Open the profile: ${coldstart} view ${a.profile}   (speedscope, offline)`),
       c.dim('  or Chrome DevTools > Performance > Load profile'));
   }
   return lines.join('\n') + '\n';
 }
 
-module.exports = { renderProfileSummary, size, ms, palette, table, shorten, count };
+/**
+ * How the user runs this coldstart again: `npx coldstart` when it is a local install of the
+ * project they are in (or npx's own), since `coldstart` alone is then not on their PATH.
+ */
+function coldstartCommand(installed = path.resolve(__dirname, '..', '..'), cwd = process.cwd()) {
+  const marker = `${path.sep}node_modules${path.sep}`;
+  const at = installed.lastIndexOf(marker);
+  if (at === -1) return 'coldstart';
+  if (installed.includes(`${path.sep}_npx${path.sep}`)) return 'npx coldstart';
+  const rel = path.relative(installed.slice(0, at), cwd);
+  return rel.startsWith('..') || path.isAbsolute(rel) ? 'coldstart' : 'npx coldstart';
+}
+
+/** "Waited on": the longest outbound requests and child processes before the ready moment. */
+function waitedOnLines(report, c) {
+  const { waitedOn, networkCounts } = require('../analyze/network-waits.js');
+  const items = waitedOn(report.network, report.readyAt, 5);
+  if (!items.length) return [];
+  const n = networkCounts(report.network);
+  const lines = ['', c.bold('Waited on') + c.dim(` (${count(n.requests, 'request')}, ${count(n.connections, 'new connection')}, ` +
+    `${n.reused} reused${n.children ? `, ${count(n.children, 'child process')}` : ''})`)];
+  lines.push(table(items.map((i) => [
+    shorten(i.label, 70),
+    i.open ? `${ms(i.ms)}+` : ms(i.ms),
+    i.parts.length ? `(${i.parts.map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')})` : '',
+    i.connection === 'new' ? 'new connection' : i.connection === 'reused' ? 'reused' : '',
+  ]), ['l', 'r', 'l', 'l']));
+  return lines;
+}
+
+/** The Advice section: the top 5 findings, one line each with the time they would save. */
+function adviceLines(report, c) {
+  const advice = report.advice || [];
+  if (!advice.length) return [];
+  const lines = ['', c.bold('Advice') + c.dim(' (estimated saving)')];
+  for (const a of advice.slice(0, 5)) {
+    const where = a.line ? `${a.file}:${a.line}` : a.file;
+    const what = a.kind === 'duplicate-package'
+      ? `${a.subject} is loaded from ${a.copies.length} copies (${[...new Set(a.copies.map((x) => x.version || '?'))].join(', ')}): ${a.fix}`
+      : a.kind === 'sync-work' ? `${a.subject} blocks startup: ${where}, ${a.fix}`
+        : `load ${a.subject} lazily: ${where}, ${a.fix}`;
+    lines.push(`  ${c.yellow(ms(a.estimatedMs).padStart(8))}  ${what}`);
+  }
+  if (advice.length > 5) lines.push(c.dim(`  … ${advice.length - 5} more in report.json`));
+  return lines;
+}
+
+// GC at or above this share of the profiled time is worth a line of its own.
+const GC_SHARE_NOTED = 0.1;
+
+/** { ms, share } of garbage collection when it is a large share of startup, else null. */
+function gcShare(report) {
+  const cat = report.categories;
+  if (!cat || !(cat.totalMs > 0) || !(cat.gc > 0)) return null;
+  const share = cat.gc / cat.totalMs;
+  return share >= GC_SHARE_NOTED ? { ms: cat.gc, share } : null;
+}
+
+module.exports = { renderProfileSummary, coldstartCommand, gcShare, size, ms, palette, table, shorten, count };

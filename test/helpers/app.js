@@ -48,13 +48,14 @@ async function runCli(args, { cwd, env } = {}) {
   const { run } = require('../../lib/cli.js');
   const stdout = collector();
   const stderr = collector();
-  const code = await run(args, { stdout, stderr, cwd, env: env ? { ...process.env, ...env } : undefined });
+  // As a user's shell runs it: not in CI (where long commands print a line per phase) unless a test says so.
+  const code = await run(args, { stdout, stderr, cwd, env: { ...process.env, CI: '', ...env } });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
 /** Runs bin/coldstart.js as a child process. */
 function spawnCli(args, { cwd, env } = {}) {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, CI: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c) => { stdout += c; });
@@ -80,16 +81,24 @@ async function waitFor(fn, ms = 10000, what = 'condition') {
  */
 function runNodeUntil(cwd, args, pattern, ms = 15000) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group, so processes it started (npm's shell, the app) end with it.
+    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const killGroup = () => { try { process.kill(-child.pid, 'SIGKILL'); } catch { child.kill('SIGKILL'); } };
     let out = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no match for ${pattern}: ${out}`)); }, ms);
+    let matched = false;
+    const timer = setTimeout(() => { killGroup(); reject(new Error(`no match for ${pattern}: ${out}`)); }, ms);
     const onData = (c) => {
       out += c;
-      if (pattern.test(out)) { clearTimeout(timer); child.kill('SIGKILL'); resolve(out); }
+      if (!matched && pattern.test(out)) { matched = true; clearTimeout(timer); killGroup(); }
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    child.on('exit', (code) => { if (!pattern.test(out)) { clearTimeout(timer); reject(new Error(`exited ${code}: ${out}`)); } });
+    // stdout and stderr are two pipes: what the app wrote to one before the match may still be
+    // unread in the other. 'close' comes once both are drained.
+    child.on('close', (code) => {
+      if (matched) resolve(out);
+      else { clearTimeout(timer); killGroup(); reject(new Error(`exited ${code}: ${out}`)); }
+    });
   });
 }
 

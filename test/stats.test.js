@@ -1,7 +1,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { summarize, percentile, histogram, renderHistogram } = require('../lib/bench/stats.js');
+const { summarize, percentile, histogram, renderHistogram } = require('../lib/stats.js');
 
 const close = (actual, expected, message) => assert.ok(Math.abs(actual - expected) < 1e-9, `${message}: ${actual} != ${expected}`);
 const range = (from, to) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -140,4 +140,87 @@ test('renderHistogram draws one line per bin, longest bar at full width', () => 
 
   assert.equal(renderHistogram([]), '(no samples)');
   assert.match(renderHistogram(histogram([0.5, 0.52, 0.61], { bins: 2 }), { unit: 's' }), /^0\.500 – 0\.555 s │/);
+});
+
+test('medianInterval: order-statistic interval with its real coverage', () => {
+  const { medianInterval } = require('../lib/stats.js');
+  // n = 5 cannot reach 95%: min to max, which covers 1 - 2/32.
+  assert.deepEqual(medianInterval([5, 1, 4, 2, 3]), { n: 5, median: 3, low: 1, high: 5, confidence: 0.9375 });
+  // n = 20: x(6)..x(15) is the narrowest interval with at least 95%.
+  const twenty = medianInterval(Array.from({ length: 20 }, (_, i) => i + 1));
+  assert.equal(twenty.low, 6);
+  assert.equal(twenty.high, 15);
+  assert.ok(twenty.confidence >= 0.95 && twenty.confidence < 0.97, String(twenty.confidence));
+  assert.equal(medianInterval([7]).low, null);
+});
+
+test('compareSamples: a shift beyond the spread is real, one inside it is noise', () => {
+  const { compareSamples } = require('../lib/stats.js');
+  const base = [100, 102, 98, 101, 99];
+  const slower = compareSamples(base, [150, 152, 148, 151, 149]);
+  assert.equal(slower.verdict, 'slower');
+  assert.equal(slower.shift, 50);
+  assert.deepEqual([slower.low, slower.high], [47, 53]); // D(3) and D(23) of the 25 differences
+  assert.equal(compareSamples(base, [101, 99, 103, 97, 100]).verdict, 'noise');
+  assert.equal(compareSamples([150, 152, 148, 151], base).verdict, 'faster');
+  // Two runs a side can never reach 95%: the tool must not call that a change.
+  assert.equal(compareSamples([1, 2], [30, 40]).verdict, 'too few runs');
+});
+
+test('compareSamples: large samples use the normal approximation and stay right', () => {
+  const { compareSamples } = require('../lib/stats.js');
+  let seed = 1;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const a = Array.from({ length: 150 }, random);
+  const same = compareSamples(a, a.map((x) => x + 0.001));
+  assert.equal(same.verdict, 'noise');
+  const moved = compareSamples(a, a.map((x) => x + 0.3));
+  assert.equal(moved.verdict, 'slower');
+  assert.ok(moved.low < 0.3 && moved.high > 0.3, `${moved.low}..${moved.high}`);
+});
+
+test('formatComparison: the words follow the interval', () => {
+  const { compareSamples, formatComparison, formatMedianInterval, medianInterval } = require('../lib/stats.js');
+  const base = [100, 102, 98, 101, 99];
+  assert.equal(formatComparison(compareSamples(base, [150, 152, 148, 151, 149])),
+    '1.50x slower (+50.0 ms, 96% interval +47.0 … +53.0 ms)');
+  assert.match(formatComparison(compareSamples([150, 152, 148, 151, 149], base)), /^1\.50x faster \(−50\.0 ms, 96% interval −53\.0 … −47\.0 ms\)$/);
+  assert.match(formatComparison(compareSamples(base, [101, 99, 103, 97, 100])), /^no difference beyond noise \(.* ms, 96% interval −\S+ … \+\S+ ms\)$/);
+  assert.equal(formatComparison(compareSamples([1, 2, 3], [30, 40, 50])), 'too few runs to tell a difference from noise (3 runs each)');
+  assert.equal(formatComparison(compareSamples([1, 2], [30, 40, 50])), 'too few runs to tell a difference from noise (2 and 3 runs)');
+  assert.equal(formatMedianInterval(medianInterval([312, 298, 330, 305, 320, 301, 315])), '312 ms [298–330]');
+  assert.equal(formatMedianInterval(medianInterval([42])), '42.0 ms');
+});
+
+test('ratioInterval: the factor with its interval, and the same verdict as the shift', () => {
+  const { compareSamples, ratioInterval, formatComparison } = require('../lib/stats.js');
+  const base = [100, 102, 98, 101, 99];
+  const doubled = base.map((x) => 2 * x);
+  const r = ratioInterval(base, doubled);
+  close(r.ratio, 2, 'every ratio is near 2');
+  assert.ok(r.low > 1 && r.low <= 2 && r.high >= 2, `${r.low}..${r.high}`);
+  assert.equal(ratioInterval([0, 1], [1, 2]).ratio, null, 'no ratio to a time of 0');
+  let seed = 7;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  for (let i = 0; i < 50; i++) {
+    const a = Array.from({ length: 8 }, () => 100 + 60 * random());
+    const b = Array.from({ length: 8 }, () => 100 + 60 * random() + 40 * (i % 3 - 1));
+    const c = compareSamples(a, b);
+    const f = ratioInterval(a, b);
+    assert.equal(f.low > 1 ? 'slower' : f.high < 1 ? 'faster' : 'noise', c.verdict, 'same pairs, same verdict');
+  }
+  const faster = compareSamples(doubled, base);
+  assert.match(formatComparison({ ...faster, factor: ratioInterval(doubled, base) }), /^2\.00x faster \(−100 ms, 96% interval \S+ … \S+ ms; \d\.\d\d–2\.\d\dx\)$/);
+});
+
+test('ENOUGH_RUNS (what bench and bundle ask for): the medians reach their 95% interval with a run to spare, and a shift can be shown', () => {
+  const { ENOUGH_RUNS, medianInterval, compareSamples } = require('../lib/stats.js');
+  assert.equal(ENOUGH_RUNS, 7);
+  assert.ok(medianInterval(range(1, ENOUGH_RUNS - 1)).confidence >= 0.95);
+  assert.ok(medianInterval(range(1, ENOUGH_RUNS - 2)).confidence < 0.95);
+  assert.equal(compareSamples(range(1, ENOUGH_RUNS), range(101, 100 + ENOUGH_RUNS)).verdict, 'slower');
+  for (const file of ['bench.js', 'bundle.js']) {
+    const source = require('fs').readFileSync(require('path').join(__dirname, '..', 'lib', 'commands', file), 'utf8');
+    assert.doesNotMatch(source, /ENOUGH_RUNS\s*=/, `${file} takes ENOUGH_RUNS from lib/stats.js`);
+  }
 });

@@ -2,46 +2,57 @@
 // Writes an archive's files with as few system calls as possible: under gVisor every call is
 // expensive. A new file costs open + write + close; no chown, utimes or stat per entry.
 // Existing files are replaced through a temp file and rename, so an interrupted extraction
-// (disk full) never leaves a half-written file where the app expects a whole one.
+// (disk full) never leaves a half-written file where the app expects a whole one. Nothing is
+// ever written through a symlink that was already on disk: a directory on the way that turns
+// out to be a link (`cachedir -> /elsewhere`) is not entered, and what lies below it is skipped.
 const fs = require('node:fs');
 const path = require('node:path');
 const { readTarEntries } = require('./tar-reader.js');
 
-const { O_WRONLY, O_CREAT, O_EXCL, O_TRUNC } = fs.constants;
+// What pack generates for start itself (the startup index, the code cache) is not the app's:
+// never written into the app's directory.
+const { INDEX_PATH, CACHE_PATH } = require('../archive-format.js');
+
+const GENERATED = new Set([INDEX_PATH, CACHE_PATH, path.dirname(INDEX_PATH)]);
+
+const { O_WRONLY, O_CREAT, O_EXCL } = fs.constants;
 const CREATE_NEW = O_WRONLY | O_CREAT | O_EXCL;
-const CREATE_TEMP = O_WRONLY | O_CREAT | O_TRUNC;
+const CREATE_TEMP = O_WRONLY | O_CREAT | O_EXCL;
 
 /**
  * Extracts a tar held in memory into intoDir. The whole archive is parsed before anything is
  * written, so a corrupt archive writes nothing. Unsafe entries (absolute paths, `..` segments,
- * symlinks leaving intoDir, entries below an archived symlink) are skipped and listed in refused.
- * Symlinks are created last. Throws on I/O failure (read-only or full target).
+ * symlinks leaving intoDir, entries below an archived symlink) are skipped and listed in refused;
+ * entries whose way goes through a symlink or a file already in intoDir are skipped and listed
+ * in throughLinks. Symlinks are created last. Throws on I/O failure (read-only or full target).
  * @param {Buffer} buffer the archive
  * @param {string} intoDir target directory, created when missing
- * @returns {{files: number, bytes: number, ms: number, refused: string[]}} files counts files,
- *   symlinks and hard links written; bytes the file contents
+ * @returns {{files: number, bytes: number, ms: number, refused: string[], throughLinks: string[]}}
+ *   files counts files, symlinks and hard links written; bytes the file contents
  */
 function extractArchive(buffer, intoDir) {
   const started = performance.now();
   const root = path.resolve(intoDir);
   const refused = [];
+  const throughLinks = [];
   const ordered = planEntries(Array.from(readTarEntries(buffer)), refused);
 
   fs.mkdirSync(root, { recursive: true });
-  const knownDirs = new Set(['']);
+  // Directories known to be real ones (made here, or found so), and those found not to be.
+  const dirs = { known: new Set(['']), blocked: new Set() };
   const state = { replacing: false };
   let files = 0;
   let bytes = 0;
   for (const entry of ordered) {
     const target = `${root}/${entry.rel}`;
-    if (entry.type === 'dir') {
-      if (knownDirs.has(entry.rel)) continue;
-      ensureParent(root, entry.rel, knownDirs);
-      makeDir(target, entry.mode);
-      knownDirs.add(entry.rel);
+    if (!enterParents(root, entry.rel, dirs)) {
+      throughLinks.push(entry.rel);
       continue;
     }
-    ensureParent(root, entry.rel, knownDirs);
+    if (entry.type === 'dir') {
+      if (!enterDir(root, entry.rel, dirs, entry.mode)) throughLinks.push(entry.rel);
+      continue;
+    }
     if (entry.type === 'symlink') {
       makeSymlink(target, entry.linkpath);
     } else {
@@ -50,7 +61,7 @@ function extractArchive(buffer, intoDir) {
     }
     files += 1;
   }
-  return { files, bytes, ms: Math.round((performance.now() - started) * 10) / 10, refused };
+  return { files, bytes, ms: Math.round((performance.now() - started) * 10) / 10, refused, throughLinks };
 }
 
 // Decides what to write, in which order (symlinks last), and what to refuse; touches nothing on disk.
@@ -60,7 +71,7 @@ function planEntries(entries, refused) {
   const fileData = new Map();
   for (const entry of entries) {
     const rel = safeRelative(entry.path);
-    if (rel === '') continue; // the root directory itself
+    if (rel === '' || GENERATED.has(rel)) continue; // the root directory itself, pack's own entries
     if (rel === null) {
       refused.push(entry.path);
       continue;
@@ -140,22 +151,33 @@ function fileMode(mode) {
   return mode & 0o111 ? 0o755 : 0o644;
 }
 
-// Archives without directory entries (tar -T list) still extract: create the parent once.
-function ensureParent(root, rel, knownDirs) {
+// Makes (or finds) every directory above rel, top down, each once. Archives without directory
+// entries (tar -T list) still extract. False when one of them is a symlink or a file on disk.
+function enterParents(root, rel, dirs) {
   const slash = rel.lastIndexOf('/');
-  const parent = slash === -1 ? '' : rel.slice(0, slash);
-  if (knownDirs.has(parent)) return;
-  fs.mkdirSync(`${root}/${parent}`, { recursive: true });
-  for (let i = parent.indexOf('/'); i !== -1; i = parent.indexOf('/', i + 1)) knownDirs.add(parent.slice(0, i));
-  knownDirs.add(parent);
+  if (slash === -1 || dirs.known.has(rel.slice(0, slash))) return true;
+  for (let i = rel.indexOf('/'); i !== -1; i = rel.indexOf('/', i + 1)) {
+    if (!enterDir(root, rel.slice(0, i), dirs, 0o755)) return false;
+  }
+  return true;
 }
 
-function makeDir(target, mode) {
+// A new directory is ours; an existing one is entered only when lstat says it is a real one.
+function enterDir(root, rel, dirs, mode) {
+  if (dirs.known.has(rel)) return true;
+  if (dirs.blocked.has(rel)) return false;
+  const target = `${root}/${rel}`;
   try {
     fs.mkdirSync(target, (mode & 0o777) | 0o700);
   } catch (err) {
     if (err.code !== 'EEXIST') throw err;
+    if (!fs.lstatSync(target).isDirectory()) {
+      dirs.blocked.add(rel);
+      return false;
+    }
   }
+  dirs.known.add(rel);
+  return true;
 }
 
 // Over an existing tree (in-place extraction) nearly every file exists: after the first one,
@@ -187,7 +209,7 @@ function writeFile(target, data, mode, state) {
 function replaceFile(target, data, mode) {
   const temp = `${target}.coldstart-${process.pid}`;
   try {
-    const fd = fs.openSync(temp, CREATE_TEMP, mode);
+    const fd = openTemp(temp, mode);
     try {
       writeAll(fd, data);
     } finally {
@@ -197,6 +219,17 @@ function replaceFile(target, data, mode) {
   } catch (err) {
     fs.rmSync(temp, { force: true });
     throw err;
+  }
+}
+
+// O_EXCL: whatever sits at the temp name (a link left by someone else) is removed, never followed.
+function openTemp(temp, mode) {
+  try {
+    return fs.openSync(temp, CREATE_TEMP, mode);
+  } catch (err) {
+    if (err.code !== 'EEXIST') throw err;
+    fs.rmSync(temp, { force: true });
+    return fs.openSync(temp, CREATE_TEMP, mode);
   }
 }
 

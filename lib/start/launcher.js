@@ -5,17 +5,18 @@
 // problem never stops the app: one warning line, then the app starts as it would without us.
 const fs = require('node:fs');
 const path = require('node:path');
-const { entryExists, isNode, NODE_FLAGS_WITH_VALUE, NODE_NO_ENTRY } = require('../capture/command-check.js');
+const { parseNodeCommand, isNode, entryExists } = require('../node-command.js');
 
-const USAGE = `usage: coldstart start --archive FILE [--mode memory|extract] [--verify size|none] [--into DIR] [--quiet] -- node [node flags] app.js [args]
+const USAGE = `usage: coldstart start --archive FILE [--mode memory|extract] [--verify size|none] [--report FILE] [--into DIR] [--quiet] -- node [node flags] app.js [args]
 
---mode memory (the default): the startup modules are resolved and read from the archive in
-memory; nothing is written. --mode extract: the files are written over the working directory
-(or into DIR) first; --into implies it.
-
-Extracts FILE over the working directory (or into DIR), then runs the app in this process.
-With --into, the app runs from DIR: its entry path, taken relative to the working directory,
-is looked up inside DIR, and DIR becomes the working directory.
+Runs the app in this process with the startup files of FILE (made by coldstart pack).
+--mode memory (the default): modules are resolved and read from the archive in memory; nothing
+is written. A packed file missing on disk, of another size, or modified after FILE is read from
+disk instead (--verify none: no check, the archive's copy is served).
+--mode extract: the files are written over the working directory, or into DIR (--into implies
+extract; the app then runs from DIR, which holds only the archive's files).
+--report FILE (or COLDSTART_REPORT=FILE|stderr): a JSON report of this cold start (phases,
+time per package, code cache use, files that came from disk), written at the ready moment.
 Node flags applied in-process: --require/-r, --import, --enable-source-maps; others are
 ignored with a warning (put them in NODE_OPTIONS).
 `;
@@ -49,18 +50,30 @@ function main(argv) {
   const memory = options.mode === 'memory';
   if (memory && !entryFound(entry, options.app.entry)) return;
   const runDir = loadArchive(options, cwd, started);
-  if (runDir !== cwd) {
-    const rel = path.relative(cwd, entry);
-    if (rel.startsWith('..') || path.isAbsolute(rel)) {
-      warn(`${entry} is outside the working directory, so it is not looked up in ${runDir}`);
-    } else {
-      entry = path.join(runDir, rel);
-    }
-    process.chdir(runDir);
-  }
+  if (runDir !== cwd) entry = moveToRunDir(entry, cwd, runDir, options);
   if (!memory && !entryFound(entry, options.app.entry)) return;
+  // Node's own compile cache, which the app inherits: one look at whether it serves this app.
+  if (process.env.NODE_COMPILE_CACHE) require('./node-compile-cache.js').checkCompileCache({ env: process.env, cwd, entry, warn });
   const { runApp } = require('./run-app.js');
   runApp({ ...options.app, entry });
+}
+
+// --into: the app runs from DIR when its entry landed there; an archive without the entry
+// leaves the app where it is, so it starts as it would without --into.
+function moveToRunDir(entry, cwd, runDir, options) {
+  const rel = path.relative(cwd, entry);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) {
+    warn(`${entry} is outside the working directory, so it is not looked up in ${runDir}`);
+    process.chdir(runDir);
+    return entry;
+  }
+  const moved = path.join(runDir, rel);
+  if (!entryExists(moved)) {
+    warn(`${options.app.entry} is not in ${options.archive}; starting the app from the working directory, not ${runDir}`);
+    return entry;
+  }
+  process.chdir(runDir);
+  return moved;
 }
 
 // Returns the directory the app should run from: --into when the archive landed there.
@@ -75,8 +88,15 @@ function loadArchive(options, cwd, started) {
     return cwd;
   }
   let buffer;
+  let packedAtMs;
   try {
-    buffer = fs.readFileSync(options.archive);
+    const fd = fs.openSync(options.archive, 'r');
+    try {
+      packedAtMs = fs.fstatSync(fd).mtimeMs; // a packed file modified after this is not served
+      buffer = fs.readFileSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch (err) {
     const reason = err.code === 'ENOENT' ? `archive not found: ${options.archive}`
       : `cannot read archive ${options.archive}: ${err.message}`;
@@ -84,9 +104,9 @@ function loadArchive(options, cwd, started) {
     return cwd;
   }
   if (options.mode === 'memory') {
-    const { loadIntoMemory } = require('./memory-start.js');
+    const { loadIntoMemory } = require('./memory-loader.js');
     loadIntoMemory(buffer, {
-      root: cwd, archive: options.archive, verify: options.verify, quiet: options.quiet, started, warn, warnRefused, writeLine,
+      root: cwd, archive: options.archive, verify: options.verify, packedAtMs, report: options.report, quiet: options.quiet, started, warn, warnRefused, writeLine,
     });
     return cwd;
   }
@@ -105,15 +125,24 @@ function loadArchive(options, cwd, started) {
     writeLine(2, `coldstart: extracted ${result.files} files, ${formatBytes(result.bytes)} in ${ms} ms`);
   }
   warnRefused(result.refused);
+  if (result.throughLinks.length) {
+    warn(`not written through symlinks already in ${into}: ${listed(result.throughLinks)}`);
+  }
+  if (options.report) {
+    require('../in-app/startup-report.cjs').startupReport({ report: options.report, root: into, archive: options.archive, archiveReadyMs: performance.now() });
+  }
   return into;
 }
 
 // Entries an archive had that would land outside the root: one line, whichever mode.
 function warnRefused(refused) {
   if (!refused.length) return;
-  const shown = refused.slice(0, 5).join(', ');
-  const more = refused.length > 5 ? `, and ${refused.length - 5} more` : '';
-  warn(`refused ${refused.length} unsafe archive entries: ${shown}${more}`);
+  warn(`refused ${refused.length} unsafe archive entries: ${listed(refused)}`);
+}
+
+function listed(names) {
+  const more = names.length > 5 ? `, and ${names.length - 5} more` : '';
+  return names.slice(0, 5).join(', ') + more;
 }
 
 /** `-- npm start` or a shell line cannot run inside this Node process: one line, exit 2. */
@@ -133,7 +162,7 @@ class StartUsageError extends Error {}
  *   warnings: string[], app: object}}
  */
 function parseStartArgs(argv) {
-  const options = { mode: undefined, verify: 'size', quiet: false, help: false, warnings: [] };
+  const options = { mode: undefined, verify: 'size', report: process.env.COLDSTART_REPORT || undefined, quiet: false, help: false, warnings: [] };
   let i = 0;
   const valueOf = (name, inline) => {
     if (inline !== undefined) return inline;
@@ -153,6 +182,7 @@ function parseStartArgs(argv) {
     const inline = eq === -1 ? undefined : word.slice(eq + 1);
     if (name === '--archive') options.archive = valueOf(name, inline);
     else if (name === '--into') options.into = valueOf(name, inline);
+    else if (name === '--report') options.report = valueOf(name, inline);
     else if (name === '--mode') options.mode = valueOf(name, inline);
     else if (name === '--verify') options.verify = valueOf(name, inline) === 'none' ? 'none' : 'size';
     else if (name === '--quiet' || name === '-q') options.quiet = true;
@@ -162,48 +192,28 @@ function parseStartArgs(argv) {
   // Memory wins in every setup measured (BENCHMARKS.md); --into asks for files on disk.
   if (options.mode === undefined) options.mode = options.into ? 'extract' : 'memory';
   if (options.help) return options;
-  options.app = parseAppCommand(argv.slice(i), options.warnings);
+  options.app = appToRun(argv.slice(i), options.warnings);
   return options;
 }
 
-function parseAppCommand(command, warnings) {
+// The app as it will run in this process: preloads and flags applied here, the rest told about.
+function appToRun(command, warnings) {
   if (command.length === 0) throw new StartUsageError('name the app to run after --, e.g. -- node server.js');
-  let i = 0;
-  if (isNode(command[0])) i = 1;
-  const app = { requires: [], imports: [], enableSourceMaps: false, nodeFlags: [], args: [] };
-  const ignored = [];
-  for (; i < command.length; i++) {
-    const word = command[i];
-    if (word === '--') {
-      i += 1;
-      break;
-    }
-    if (!word.startsWith('-') || word === '-') break;
-    const eq = word.indexOf('=');
-    const name = eq === -1 ? word : word.slice(0, eq);
-    if (NODE_NO_ENTRY.has(name)) {
-      throw new StartUsageError(`node ${name} runs no entry file; coldstart start needs one (node app.js)`);
-    }
-    let value;
-    const words = [word];
-    if (NODE_FLAGS_WITH_VALUE.has(name)) {
-      if (eq !== -1) value = word.slice(eq + 1);
-      else if (i + 1 < command.length) {
-        value = command[++i];
-        words.push(value);
-      } else {
-        throw new StartUsageError(`node ${name} needs a value`);
-      }
-    }
-    app.nodeFlags.push(...words);
-    if (name === '--require' || name === '-r') app.requires.push(value);
-    else if (name === '--import') app.imports.push(value);
-    else if (name === '--enable-source-maps') app.enableSourceMaps = true;
-    else ignored.push(words.join(' '));
+  const { flags, entry, args, problem } = parseNodeCommand(command, isNode(command[0]) ? 1 : 0);
+  if (problem && problem.code === 'NO_ENTRY_MODE') {
+    throw new StartUsageError(`node ${problem.flag} runs no entry file; coldstart start needs one (node app.js)`);
   }
-  if (i >= command.length) throw new StartUsageError('no entry file in the app command, e.g. -- node server.js');
-  app.entry = command[i];
-  app.args = command.slice(i + 1);
+  if (problem && problem.code === 'MISSING_VALUE') throw new StartUsageError(`node ${problem.flag} needs a value`);
+  if (problem) throw new StartUsageError('no entry file in the app command, e.g. -- node server.js');
+  const app = { requires: [], imports: [], enableSourceMaps: false, nodeFlags: [], entry, args };
+  const ignored = [];
+  for (const flag of flags) {
+    app.nodeFlags.push(...flag.words);
+    if (flag.name === '--require' || flag.name === '-r') app.requires.push(flag.value);
+    else if (flag.name === '--import') app.imports.push(flag.value);
+    else if (flag.name === '--enable-source-maps') app.enableSourceMaps = true;
+    else ignored.push(flag.words.join(' '));
+  }
   if (ignored.length) {
     warnings.push(`node flags ignored when the app runs in-process: ${ignored.join(' ')} (put them in NODE_OPTIONS)`);
   }

@@ -2,7 +2,6 @@
 // A small tar reader over one Buffer, for the container's critical path: no streams, no copies
 // (file data are slices of the archive). Reads ustar, pax ('x') and GNU long names ('L', 'K'),
 // which covers what the tar package and GNU tar write.
-const { CommandError } = require('../errors.js');
 
 const BLOCK = 512;
 const TYPES = {
@@ -15,7 +14,7 @@ const TYPES = {
 };
 
 /**
- * Walks the entries of a tar held in memory. Throws a CommandError (code ARCHIVE_CORRUPT)
+ * Walks the entries of a tar held in memory. Throws an Error with code ARCHIVE_CORRUPT
  * on a bad checksum, a truncated entry or a malformed pax record.
  * @param {Buffer} buffer the whole archive
  * @returns {Generator<{path: string, type: 'file'|'dir'|'symlink'|'link'|'other', mode: number,
@@ -69,7 +68,8 @@ function* readTarEntries(buffer) {
 }
 
 function corrupt(message) {
-  throw new CommandError(`corrupt archive: ${message}`, { code: 'ARCHIVE_CORRUPT' });
+  // start turns it into one warning line, so it needs no exit code
+  throw Object.assign(new Error(`corrupt archive: ${message}`), { code: 'ARCHIVE_CORRUPT' });
 }
 
 function isZeroBlock(buffer, offset) {

@@ -1,20 +1,22 @@
 'use strict';
 // The recording side of `pack --code-cache`: pack starts the app once more under
-// `coldstart start --mode memory` with RECORD_ENV (code-cache.js) set. Every module the
+// `coldstart start --mode memory` with RECORD_ENV (archive-format.js) set. Every module the
 // loader compiles is kept; at the ready moment (the same --until as the capture: listen, exit
-// or a duration) V8 serialises each script with the functions that ran by then, so the
-// start in the container finds them compiled instead of compiling them lazily, one by one.
+// or a duration, lib/in-app/ready-moment.cjs) V8 serialises each script with the functions that
+// ran by then, so the start in the container finds them compiled instead of compiling them
+// lazily, one by one.
 // Then the process exits: the run exists only to produce the cache.
 const fs = require('node:fs');
-const net = require('node:net');
 const { joinCaches } = require('./code-cache.js');
+const { onReadyMoment } = require('../in-app/ready-moment.cjs');
 
 /**
  * @param {string} out file the cache is written to (JSON index) and out + '.bin' (the blob)
- * @param {string} until 'listen' | 'exit' | a duration in milliseconds
+ * @param {string} until the ready moment: 'listen' | 'exit' | a duration in milliseconds | a readiness URL
+ * @param {number} [settleMs] written this long after the ready moment (pack --settle)
  * @returns {{add(rel: string, script: import('node:vm').Script): void}}
  */
-function recordCodeCache(out, until) {
+function codeCacheRecorder(out, until, settleMs = 0) {
   const scripts = new Map();
   let written = false;
   function write() {
@@ -31,14 +33,8 @@ function recordCodeCache(out, until) {
     process.exit(0);
   }
   process.on('exit', write);
-  if (until === 'listen') {
-    const emit = net.Server.prototype.emit;
-    net.Server.prototype.emit = function recordOnListening(event) {
-      // A port, as the capture's ready moment: Unix sockets and pipes do not count.
-      if (event === 'listening' && typeof this.address() !== 'string') writeAndExit();
-      return emit.apply(this, arguments);
-    };
-  } else if (until !== 'exit') {
+  const atReady = settleMs ? () => setTimeout(writeAndExit, settleMs) : writeAndExit;
+  if (!onReadyMoment(until, atReady) && until !== 'exit') {
     setTimeout(writeAndExit, Number(until)).unref();
   }
   return {
@@ -48,4 +44,4 @@ function recordCodeCache(out, until) {
   };
 }
 
-module.exports = { recordCodeCache };
+module.exports = { codeCacheRecorder };

@@ -1,0 +1,323 @@
+// Types of coldstart's programmatic API (lib/index.js), for TypeScript and editors.
+// test/types.test.js compiles a consumer against them with `tsc --noEmit`.
+
+/// <reference types="node" />
+
+/** When the app counts as ready. */
+export type Until =
+  | { mode: 'listen' }
+  | { mode: 'exit' }
+  | { mode: 'duration'; ms: number }
+  /** The first 2xx of a readiness URL on this machine (http:/path, http://:PORT/path), polled every 10 ms from the first listen. */
+  | { mode: 'http'; url: string };
+
+export interface CaptureOptions {
+  /** The app command, e.g. ['node', 'server.js']. */
+  command: string[];
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Default: the first listen. */
+  until?: Until;
+  /** Overall limit for listen or exit in ms (default 60 s). */
+  timeoutMs?: number;
+  /** Run the V8 CPU profiler (default true). */
+  profile?: boolean;
+  /** Sampling interval in µs (default 1000). */
+  interval?: number;
+  /** Record which functions ran from start to ready (V8 precise coverage), for the lazy-load advice (default false). */
+  coverage?: boolean;
+  /** App root (default: the nearest package.json above the entry). */
+  root?: string;
+  /** Leave the app up after the capture. */
+  keepRunning?: boolean;
+  /** When to install the ES module timing hooks. */
+  esm?: 'auto' | 'always' | 'never';
+  /** Where the app's own output goes. */
+  stdout?: NodeJS.WritableStream;
+  stderr?: NodeJS.WritableStream;
+  /** Abort: stop now and return a partial result. */
+  signal?: AbortSignal;
+  /** Abort: kill the app now and return nothing. */
+  force?: AbortSignal;
+  /** Only the ready moment (benchmarks): no inspector, no module data. */
+  timingOnly?: boolean;
+}
+
+/** One module load as the app's loader did it, times in ms on the readyAt clock. */
+export interface ModuleRecord {
+  /** Absolute path. */
+  file: string;
+  package: string;
+  kind: 'cjs' | 'esm' | 'json' | 'addon' | string;
+  parent: string | null;
+  startMs: number;
+  resolveMs: number;
+  loadMs: number;
+  selfMs: number;
+  inclusiveMs: number;
+  [key: string]: unknown;
+}
+
+/** A file the app needed up to its ready moment, relative to the root. */
+export interface StartupFile {
+  path: string;
+  bytes: number;
+  /** How it was read: a module load, the app's own fs call, an addon. */
+  via: string;
+}
+
+/** V8's CPU profile, as Chrome DevTools and speedscope read it (.cpuprofile). */
+export interface CpuProfile {
+  nodes: Array<{
+    id: number;
+    callFrame: { functionName: string; scriptId: string; url: string; lineNumber: number; columnNumber: number };
+    hitCount?: number;
+    children?: number[];
+    positionTicks?: Array<{ line: number; ticks: number }>;
+  }>;
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export interface CaptureResult {
+  command: string[];
+  cwd: string;
+  root: string;
+  /** The Node that ran coldstart. */
+  node: string;
+  until: string;
+  reason: string;
+  /** ms from process start to the ready moment, coldstart's own setup left out. */
+  readyAt: number;
+  /** ms the app was held while the profiler attached (not in readyAt). */
+  attachMs: number;
+  partial: boolean;
+  pid: number;
+  exitCode?: number | null;
+  address: unknown;
+  mainFile: string | null;
+  profile?: CpuProfile;
+  modules: ModuleRecord[];
+  builtins: string[];
+  files: StartupFile[];
+  /** Absolute paths the app read outside its root (never packed). */
+  outsideRoot: string[];
+  resolutions: Array<[string, string, string]>;
+  esmResolutions: Array<[string, string, string]>;
+  [key: string]: unknown;
+}
+
+/** A module as report.json lists it: paths relative to the root, GC and idle apart. */
+export interface ReportModule {
+  file: string;
+  package: string;
+  kind: string;
+  parent: string | null;
+  startMs: number;
+  resolveMs: number;
+  loadMs: number;
+  /** The module's own work. */
+  selfMs: number;
+  /** Garbage collection inside its load window; null without a CPU profile. */
+  gcMs: number | null;
+  idleMs: number | null;
+  inclusiveMs: number;
+}
+
+export interface ReportPackage {
+  name: string;
+  modules: number;
+  selfMs: number;
+  inclusiveMs: number;
+  gcMs: number | null;
+  loadMs: number;
+  bytes: number;
+}
+
+/** The report.json document. */
+export interface StartupReport {
+  schema: number;
+  command: string[];
+  cwd: string;
+  root: string;
+  node: string;
+  until: string;
+  partial: boolean;
+  readyAt: number;
+  attachMs: number;
+  pid: number;
+  exitCode: number | null;
+  address: unknown;
+  /** How many files the app needed, and their bytes. */
+  files: number;
+  bytes: number;
+  filesByVia: Record<string, number>;
+  outsideRoot: string[];
+  /** Where the CPU profile's time went; null without one. */
+  categories: ({ totalMs: number } & Record<string, number>) | null;
+  packages: ReportPackage[];
+  modules: ReportModule[];
+  builtins: string[];
+  /** What startup waited on (outbound connections, requests, child processes); null when not recorded. */
+  network: ReportNetwork | null;
+  /** Changes that would save startup time; empty without coverage. */
+  advice: ReportAdvice[];
+  artifacts: Record<string, string>;
+  [key: string]: unknown;
+}
+
+/** What every finding of the advice holds. */
+export interface AdviceFinding {
+  subject: string;
+  /** The file to change (root-relative when inside the root) and its line; null when not known. */
+  file: string;
+  line: number | null;
+  /** The saving this run suggests, in ms. */
+  estimatedMs: number;
+  /** What was measured. */
+  evidence: string;
+  /** What to change. */
+  fix: string;
+}
+
+/** A module the app's code loads before ready and does not use yet (with --coverage). */
+export interface LazyLoadAdvice extends AdviceFinding {
+  kind: 'lazy-load';
+  /** The package, or the app's file (root-relative), to load lazily; file and line: the require/import to change. */
+  subject: string;
+  /** Its subtree's load time, less what the rest of startup also loads. */
+  estimatedMs: number;
+}
+
+/** One package loaded at startup from several copies. */
+export interface DuplicatePackageAdvice extends AdviceFinding {
+  kind: 'duplicate-package';
+  /** The package name; file: the copy with the largest own time. */
+  subject: string;
+  line: null;
+  /** The own load time of every copy but that one. */
+  estimatedMs: number;
+  copies: Array<{ dir: string; version: string | null; modules: number; ms: number; pulledBy: string | null }>;
+}
+
+/** Synchronous work before ready (a *Sync call, or a module's own top-level code). */
+export interface SyncWorkAdvice extends AdviceFinding {
+  kind: 'sync-work';
+  /** e.g. 'fs.readFileSync', 'child_process.execSync', 'zlib.*Sync', 'top-level code'. */
+  subject: string;
+  /** The time it blocked startup in this run (CPU profile samples). */
+  estimatedMs: number;
+}
+
+export type ReportAdvice = LazyLoadAdvice | DuplicatePackageAdvice | SyncWorkAdvice;
+
+export interface PackOptions {
+  /** Directory the file paths are relative to. */
+  root: string;
+  /** Root-relative files to store. */
+  files: string[];
+  /** Archive path to write. */
+  out: string;
+  /** Generated files appended after the app's files. */
+  extraEntries?: Array<{ path: string; data: Buffer }>;
+}
+
+export interface PackResult {
+  /** File and symlink entries written. */
+  files: number;
+  bytes: number;
+  generatedBytes: number;
+  archiveBytes: number;
+}
+
+export interface Description {
+  n: number;
+  min: number | null;
+  max: number | null;
+  mean: number | null;
+  median: number | null;
+  stddev: number | null;
+  p90: number | null;
+  p95: number | null;
+  p99: number | null;
+}
+
+/** Runs an app up to its ready moment. */
+export function capture(options: CaptureOptions): Promise<CaptureResult>;
+
+/** capture + analysis: the report.json document, the raw profile and the capture result. */
+export function profile(options: CaptureOptions): Promise<{ report: StartupReport; profile: CpuProfile | undefined; result: CaptureResult }>;
+
+/**
+ * Writes the deterministic startup archive. A file whose real path is outside root is never
+ * stored: it throws an error with code PACK_PATH_ESCAPES.
+ */
+export function pack(options: PackOptions): PackResult;
+
+/** Statistics over timing samples; `stripped` leaves out the top 1%. */
+export function summarize(samples: number[]): Description & { stripped: Description };
+
+/** What startup waited on, times in ms on the readyAt clock; null: not seen, or still open at ready. */
+export interface ReportNetwork {
+  connections: ReportConnection[];
+  requests: ReportRequest[];
+  children: ReportChildProcess[];
+}
+
+export interface ReportConnection {
+  /** Its index in `connections`, which requests refer to. */
+  id: number;
+  /** 'http' (http and https), 'fetch' (undici), null (a socket from net.connect no request used). */
+  client: 'http' | 'fetch' | null;
+  host: string | null;
+  port: number | null;
+  address: string | null;
+  tls: boolean;
+  phase: 'startup' | 'after-ready';
+  startMs: number;
+  dnsMs: number | null;
+  connectMs: number | null;
+  tlsMs: number | null;
+  dnsEndMs: number | null;
+  connectEndMs: number | null;
+  tlsEndMs: number | null;
+  endMs: number | null;
+  bytesRead: number;
+  bytesWritten: number;
+  /** Requests it carried. */
+  requests: number;
+  error: string | null;
+}
+
+export interface ReportRequest {
+  client: 'http' | 'fetch';
+  method: string;
+  /** Without the query. */
+  url: string;
+  host: string | null;
+  path: string;
+  status: number | null;
+  phase: 'startup' | 'after-ready';
+  startMs: number;
+  firstByteMs: number | null;
+  endMs: number | null;
+  /** From startMs, the connection's setup included. */
+  ttfbMs: number | null;
+  totalMs: number | null;
+  /** A connection id. */
+  connection: number | null;
+  reused: boolean;
+  error: string | null;
+}
+
+export interface ReportChildProcess {
+  command: string[];
+  pid: number | null;
+  phase: 'startup' | 'after-ready';
+  startMs: number;
+  endMs: number | null;
+  totalMs: number | null;
+  exitCode: number | null;
+}

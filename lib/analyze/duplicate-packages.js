@@ -1,0 +1,82 @@
+'use strict';
+// One package loaded at startup from several copies (node_modules/a/node_modules/x beside
+// node_modules/x): each copy is loaded, compiled and kept apart. An OpenTelemetry app loaded 17
+// copies of @opentelemetry/core. The report lists them instead of merging them under one name.
+// Pure: the copies' versions come from readSource, which the caller gives.
+const path = require('path');
+
+// A copy whose own load time is below this is not worth a line.
+const MIN_MS = 1;
+
+/** The directory of the package copy a file lies in: up to node_modules/<name> (or @scope/name). */
+function copyDir(file) {
+  const parts = file.split(/[\\/]/);
+  const i = parts.lastIndexOf('node_modules');
+  if (i === -1 || i + 1 >= parts.length) return null;
+  const end = parts[i + 1].startsWith('@') ? i + 3 : i + 2;
+  return parts.slice(0, end).join('/');
+}
+
+/**
+ * Advice entries for packages loaded from more than one copy before the ready moment.
+ * @param {{root: string, modules: Array<{file: string, package: string, parent: ?string, selfMs: number}>}} result
+ *   modules with absolute paths, as the capture gives them
+ * @param {{readSource?: (file: string) => ?string, show?: (file: string) => string}} [options]
+ * @returns {Array<{kind: 'duplicate-package', subject: string, file: string, line: null, estimatedMs: number,
+ *   copies: Array<{dir: string, version: ?string, modules: number, ms: number, pulledBy: ?string}>, evidence: string, fix: string}>}
+ */
+function duplicatePackages(result, options = {}) {
+  const readSource = options.readSource || (() => null);
+  const show = options.show || ((file) => file);
+  const byName = new Map(); // package -> Map(copy dir -> { modules, ms, first })
+  for (const m of result.modules || []) {
+    const dir = copyDir(m.file);
+    if (!dir) continue;
+    if (!byName.has(m.package)) byName.set(m.package, new Map());
+    const copies = byName.get(m.package);
+    if (!copies.has(dir)) copies.set(dir, { modules: 0, ms: 0, first: m });
+    const copy = copies.get(dir);
+    copy.modules += 1;
+    copy.ms += m.selfMs || 0;
+  }
+  const advice = [];
+  for (const [name, copies] of byName) {
+    if (copies.size < 2) continue;
+    const list = [...copies].map(([dir, c]) => ({
+      dir: show(dir),
+      version: versionOf(readSource(path.join(dir, 'package.json'))),
+      modules: c.modules,
+      ms: Math.round(c.ms * 100) / 100,
+      pulledBy: c.first.parent ? show(c.first.parent) : null,
+    })).sort((a, b) => b.ms - a.ms || a.dir.localeCompare(b.dir));
+    // One copy is needed; the others are what a dedupe could save.
+    const estimatedMs = Math.round(list.slice(1).reduce((sum, c) => sum + c.ms, 0) * 100) / 100;
+    if (estimatedMs < MIN_MS) continue;
+    const versions = [...new Set(list.map((c) => c.version || '?'))];
+    advice.push({
+      kind: 'duplicate-package',
+      subject: name,
+      file: list[0].dir,
+      line: null,
+      estimatedMs,
+      copies: list,
+      evidence: `${list.length} copies (${versions.join(', ')}): ${list.map((c) => `${c.dir} ${c.version || '?'}, ${c.modules} modules, ${c.ms} ms${c.pulledBy ? `, first required by ${c.pulledBy}` : ''}`).join('; ')}`,
+      fix: versions.length === 1
+        ? `the same version installed ${list.length} times: npm dedupe (npm ls ${name} shows who asks for each)`
+        : `align the versions its dependents ask for, then npm dedupe (npm ls ${name} shows who asks for each)`,
+    });
+  }
+  return advice.sort((a, b) => b.estimatedMs - a.estimatedMs || a.subject.localeCompare(b.subject));
+}
+
+function versionOf(text) {
+  if (!text) return null;
+  try {
+    const version = JSON.parse(text).version;
+    return typeof version === 'string' ? version : null;
+  } catch {
+    return null;
+  }
+}
+
+module.exports = { duplicatePackages, copyDir };

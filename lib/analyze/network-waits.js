@@ -1,0 +1,117 @@
+'use strict';
+// What startup waited on: the agent's record of outbound connections, requests and child
+// processes (lib/capture/network-record.cjs) turned into report.json's `network`, and the few
+// longest waits the summary lists. Pure. Times are ms on the readyAt clock; a figure the
+// recording could not see (a socket handed over already connected, a response still open at the
+// ready moment) is null.
+
+const round = (n) => (n == null ? null : Math.round(n * 100) / 100);
+const span = (from, to) => (from == null || to == null ? null : round(Math.max(0, to - from)));
+
+/** report.json's `network` from CaptureResult.network; null when the capture has none. */
+function networkReport(network, phase = 'startup') {
+  if (!network) return null;
+  const connections = (network.connections || []).map((c) => {
+    const dnsEnd = c.dnsEndMs ?? (c.connectEndMs != null ? c.startMs : null); // no lookup: an IP address
+    return {
+      id: c.id,
+      client: c.client,
+      host: c.host,
+      port: c.port,
+      address: c.address,
+      tls: c.tls,
+      phase,
+      startMs: round(c.startMs),
+      dnsMs: span(c.startMs, dnsEnd),
+      connectMs: span(dnsEnd, c.connectEndMs),
+      tlsMs: c.tls ? span(c.connectEndMs, c.tlsEndMs) : null,
+      dnsEndMs: round(c.dnsEndMs),
+      connectEndMs: round(c.connectEndMs),
+      tlsEndMs: round(c.tlsEndMs),
+      endMs: round(c.endMs),
+      bytesRead: c.bytesRead,
+      bytesWritten: c.bytesWritten,
+      requests: c.requests,
+      error: c.error || null,
+    };
+  });
+  const requests = (network.requests || []).map((r) => ({
+    client: r.client,
+    method: r.method,
+    url: `${r.protocol || 'http:'}//${hostPort(r, connections[r.connection])}${r.path}`,
+    host: r.host,
+    path: r.path,
+    status: r.status,
+    phase,
+    startMs: round(r.startMs),
+    firstByteMs: round(r.firstByteMs),
+    endMs: round(r.endMs),
+    ttfbMs: span(r.startMs, r.firstByteMs),
+    totalMs: span(r.startMs, r.endMs),
+    connection: r.connection ?? null,
+    reused: r.reused,
+    error: r.error || null,
+  }));
+  const children = (network.children || []).map((c) => ({
+    command: c.command,
+    pid: c.pid,
+    phase,
+    startMs: round(c.startMs),
+    endMs: round(c.endMs),
+    totalMs: span(c.startMs, c.endMs),
+    exitCode: c.exitCode,
+  }));
+  return { connections, requests, children };
+}
+
+function hostPort(r, conn) {
+  const host = r.host || (conn && conn.host) || '?';
+  const port = conn && conn.port;
+  const usual = (r.protocol === 'https:' && port === 443) || (r.protocol === 'http:' && port === 80);
+  return port && !usual ? `${host}:${port}` : host;
+}
+
+/**
+ * The longest waits, longest first: requests (with the phases of the connection they opened) and
+ * child processes. [{ kind: 'request'|'child', label, ms, parts: [[name, ms]], connection: 'new'|'reused'|null }]
+ */
+function waitedOn(network, readyAt, n = 5) {
+  if (!network) return [];
+  const items = [];
+  for (const r of network.requests) {
+    const conn = r.connection == null ? null : network.connections[r.connection];
+    const ms = r.totalMs ?? span(r.startMs, readyAt);
+    const parts = [];
+    let connectedAt = r.startMs;
+    if (conn && !r.reused) {
+      parts.push(['dns', conn.dnsMs], ['connect', conn.connectMs]);
+      if (conn.tls) parts.push(['tls', conn.tlsMs]);
+      connectedAt = conn.tlsEndMs ?? conn.connectEndMs ?? r.startMs;
+    }
+    parts.push(['first byte', span(Math.max(connectedAt, r.startMs), r.firstByteMs)]);
+    items.push({
+      kind: 'request',
+      label: `${r.method} ${r.url}${r.status ? ` ${r.status}` : ''}${r.error ? ` (${r.error})` : ''}`,
+      ms,
+      open: r.endMs == null,
+      parts: parts.filter(([, v]) => v != null),
+      connection: conn ? (r.reused ? 'reused' : 'new') : null,
+    });
+  }
+  for (const c of network.children) {
+    items.push({
+      kind: 'child', label: `child process ${c.command.join(' ')}`, ms: c.totalMs ?? span(c.startMs, readyAt),
+      open: c.endMs == null, parts: [], connection: null,
+    });
+  }
+  return items.filter((i) => i.ms != null).sort((a, b) => b.ms - a.ms).slice(0, n);
+}
+
+/** Requests, new connections and reused ones, for a one-line count. */
+function networkCounts(network) {
+  if (!network) return null;
+  const reused = network.requests.filter((r) => r.reused).length;
+  return { requests: network.requests.length, connections: network.connections.length, reused, children: network.children.length };
+}
+
+module.exports = { networkReport, waitedOn, networkCounts };

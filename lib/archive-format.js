@@ -1,0 +1,116 @@
+'use strict';
+// The startup archive as pack writes it and `start` reads it: a plain tar whose first file is the
+// startup index (how each startup request resolved, each module's format, where every file lies),
+// sealed with one CRC-32 over the whole archive; the V8 code cache, when there is one, is one more
+// entry. `start` trusts nothing in the index before checkStartupIndex has accepted its shape.
+const { crc32 } = require('node:zlib'); // Node 20.15+ and 22.2+ have it
+
+const INDEX_PATH = '.coldstart/startup-index.json';
+const CACHE_PATH = '.coldstart/code-cache.bin';
+// 2: sealed with a CRC-32 of the whole archive ("sum"), and every layout entry carries the
+// CRC-32 of its bytes (checked when the archive was re-made by another tool).
+const INDEX_VERSION = 2;
+const FORMATS = new Set(['commonjs', 'module', 'json', 'addon']);
+const SUM_KEY = ',"sum":';
+// Set by pack for its recording run of `coldstart start`: where the run writes the code cache.
+const RECORD_ENV = 'COLDSTART_RECORD_CODE_CACHE';
+// pack --settle: the recording run writes the cache this many ms after the ready moment.
+const SETTLE_ENV = 'COLDSTART_RECORD_SETTLE_MS';
+
+/**
+ * Checks an index read from an archive against the shape pack gives it, once, before anything
+ * in it is used: what `start` then reads cannot throw.
+ * @param {unknown} index parsed JSON
+ * @returns {string|null} the first thing wrong, or null when the index can be used
+ */
+function checkStartupIndex(index) {
+  if (!isObject(index)) return 'the index is not an object';
+  if (index.version !== INDEX_VERSION) return null; // told apart by the caller, with its own message
+  if (index.sum !== undefined && !(isCount(index.sum) && index.sum <= 0xffffffff)) return '"sum" is not a CRC-32';
+  for (const key of ['node', 'platform', 'arch']) {
+    if (typeof index[key] !== 'string') return `"${key}" is not a string`;
+  }
+  for (const key of ['resolutions', 'esmResolutions']) {
+    if (index[key] === undefined && key === 'esmResolutions') continue;
+    if (!Array.isArray(index[key])) return `"${key}" is not a list`;
+    if (!index[key].every(isStringTriple)) return `"${key}" holds an entry that is not three strings`;
+  }
+  if (!isObject(index.formats)) return '"formats" is not an object';
+  for (const rel of Object.keys(index.formats)) {
+    if (!FORMATS.has(index.formats[rel])) return `"formats" of ${rel} is not a module format`;
+  }
+  if (index.layout !== undefined) {
+    const { layout } = index;
+    if (!isObject(layout) || !isObject(layout.files)) return '"layout.files" is not an object';
+    for (const key of ['count', 'bytes', 'tailBytes']) {
+      if (!isCount(layout[key])) return `"layout.${key}" is not a byte count`;
+    }
+    for (const rel of Object.keys(layout.files)) {
+      const entry = layout.files[rel];
+      if (!Array.isArray(entry) || entry.length !== 3 || !entry.every(isCount) || entry[2] > 0xffffffff) {
+        return `"layout.files" of ${rel} is not [offset, size, crc32]`;
+      }
+    }
+  }
+  if (index.codeCache !== undefined) {
+    if (!isObject(index.codeCache) || !isObject(index.codeCache.entries)) return '"codeCache.entries" is not an object';
+    for (const rel of Object.keys(index.codeCache.entries)) {
+      const entry = index.codeCache.entries[rel];
+      if (!Array.isArray(entry) || entry.length !== 2 || !entry.every(isCount)) {
+        return `"codeCache.entries" of ${rel} is not [offset, size]`;
+      }
+    }
+  }
+  return null;
+}
+
+function isObject(value) {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isCount(value) {
+  return Number.isSafeInteger(value) && value >= 0;
+}
+
+function isStringTriple(value) {
+  return Array.isArray(value) && value.length === 3 && value.every((part) => typeof part === 'string');
+}
+
+/**
+ * The index as the archive's lead entry: its JSON with a last member "sum", the CRC-32 of every
+ * archive byte after the lead entry continued over the JSON before that member. One check at
+ * start then covers the whole archive, the index's own offsets included.
+ * @param {object} index
+ * @param {number} tailCrc CRC-32 of the archive bytes after the lead entry
+ * @returns {Buffer}
+ */
+function sealIndex(index, tailCrc) {
+  const open = Buffer.from(JSON.stringify(index).slice(0, -1));
+  return Buffer.concat([open, Buffer.from(`${SUM_KEY}${crc32(open, tailCrc)}}`)]);
+}
+
+/**
+ * Whether a lead entry sealed by sealIndex still matches the archive after it.
+ * @param {Buffer} lead the lead entry's bytes
+ * @param {Buffer} tail the archive after the lead entry
+ */
+function sealHolds(lead, tail) {
+  const at = lead.lastIndexOf(SUM_KEY);
+  if (at === -1) return false;
+  const sum = Number(lead.toString('latin1', at + SUM_KEY.length, lead.length - 1));
+  return crc32(lead.subarray(0, at), crc32(tail)) === sum;
+}
+
+/** An entry's path as pack wrote it: archives re-made with `tar -C dir .` prefix `./`. */
+function archiveName(entryPath) {
+  return entryPath.replace(/^(\.\/)+/, '');
+}
+
+/** Whether a root-relative archive path would lead outside the root (absolute, or `..`). */
+function escapesRoot(rel) {
+  return typeof rel !== 'string' || rel.startsWith('/') || rel.split('/').includes('..');
+}
+
+module.exports = {
+  INDEX_PATH, CACHE_PATH, INDEX_VERSION, RECORD_ENV, SETTLE_ENV, checkStartupIndex, sealIndex, sealHolds, archiveName, escapesRoot,
+};

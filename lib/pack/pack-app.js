@@ -1,0 +1,148 @@
+'use strict';
+// pack: capture the app to its ready moment (no profiler), or read a saved manifest, then write
+// a deterministic tar of the startup files inside the root, with the startup index and, when
+// asked, the code cache. Returns the summary; warnings are in it, nothing is printed here.
+const path = require('path');
+const { UsageError, CommandError } = require('../errors.js');
+const { relativeInside } = require('../paths.js');
+const { warning } = require('../warnings.js');
+
+/**
+ * @param {object} options
+ * @param {string} options.out            the archive to write
+ * @param {string} [options.manifest]     pack the paths listed in this file instead of running the app
+ * @param {string} [options.root]         the root for --manifest (default: cwd)
+ * @param {string} options.cwd
+ * @param {?object} [options.capture]     capture options (command, cwd, env, until, timeoutMs, root, esm)
+ * @param {boolean} [options.codeCache]   also store V8 code cache for the CommonJS startup modules
+ * @param {boolean} [options.codeCacheRun] record that cache from a run of the app under coldstart start
+ * @param {(phase: string) => void} [options.status] told as each phase begins (progress lines)
+ * @returns {Promise<object>} the summary (archive, root, files, bytes, codeCache, tree, outsideRoot, missing, warnings, ms)
+ */
+async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captureOptions, codeCache: wantCodeCache, codeCacheRun, status = () => {} }) {
+  const started = process.hrtime.bigint();
+  const { readManifestFile, confineToRoot } = require('./manifest.js');
+  let root;
+  let listed;
+  let outsideRoot = [];
+  let readyAt = null;
+  let index = null;
+  let appRun = null;
+
+  if (manifest) {
+    root = path.resolve(cwd, manifestRoot || '.');
+    listed = readManifestFile(path.resolve(cwd, manifest));
+  } else {
+    const { capture } = require('../capture/capture.js');
+    const { withInterrupts } = require('../interrupt.js');
+    status(`running the app to its ready moment${captureOptions.settleMs ? ` and ${captureOptions.settleMs} ms on` : ''}`);
+    const result = await withInterrupts((traps) => capture({
+      ...captureOptions,
+      profile: false,
+      signal: traps.signal,
+      force: traps.force,
+    }));
+    if (result.partial) throw new CommandError('interrupted: nothing packed', { exitCode: 130 });
+    root = result.root;
+    listed = result.files.map((f) => f.path);
+    index = startupIndex(result);
+    const { command, env, until, timeoutMs, settleMs } = captureOptions;
+    appRun = { command, cwd: captureOptions.cwd, env, until, timeoutMs, settleMs };
+    outsideRoot = result.outsideRoot;
+    readyAt = result.readyAt;
+  }
+
+  const { files, outside, missing } = confineToRoot(listed, root);
+  outsideRoot = [...outsideRoot, ...outside];
+  const warnings = packWarnings(outsideRoot, missing, root);
+  if (!files.length) throw new CommandError('nothing to pack: no startup file inside the root');
+  if (files.includes(relativeInside(root, out))) {
+    throw new UsageError(`--out ${out} would overwrite a startup file`);
+  }
+  let prepared = null; // the files are read once, however many archives are written
+  const write = (target, codeCache) => {
+    const { writeArchive, prepareArchive } = require('./archive.js');
+    try {
+      prepared = prepared || prepareArchive({ root, files });
+      return writeArchive({ prepared, out: target, ...archiveEntries(index, codeCache) });
+    } catch (err) {
+      if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'ENOTDIR' || err.code === 'EROFS') {
+        throw new UsageError(`cannot write --out ${out}: ${err.code}`);
+      }
+      throw err;
+    }
+  };
+  let codeCache = null;
+  if (wantCodeCache && index) {
+    const { makeCodeCache } = require('./make-code-cache.js');
+    status(codeCacheRun ? 'recording the code cache: a second start, under coldstart start' : 'compiling the code cache');
+    codeCache = await makeCodeCache({ root, index, appRun: codeCacheRun ? appRun : null, write, out, warnings });
+  }
+  status(`writing ${files.length} files into the archive`);
+  const written = write(out, codeCache);
+  const { treeSize } = require('../tree-size.js');
+  return {
+    archive: out,
+    root,
+    files: files.length,
+    bytes: written.bytes - written.generatedBytes,
+    codeCache: codeCache && { modules: Object.keys(codeCache.index.entries).length, bytes: codeCache.blob.length, made: codeCache.made },
+    archiveBytes: written.archiveBytes,
+    tree: treeSize(root),
+    readyAt,
+    outsideRoot,
+    missing,
+    warnings,
+    ms: Number(process.hrtime.bigint() - started) / 1e6,
+  };
+}
+
+/**
+ * What was left out: startup files named inside the root whose real place is outside it (a
+ * symlink, or a directory on the way, leading out), files read outside the root, listed files
+ * that are missing. None is packed.
+ */
+function packWarnings(outsideRoot, missing, root) {
+  const warnings = [];
+  const insideName = (f) => relativeInside(root, path.resolve(root, f));
+  const linked = outsideRoot.filter((f) => insideName(f) !== null);
+  if (linked.length) {
+    const shown = linked.slice(0, 3).map(insideName).join(', ');
+    const more = linked.length > 3 ? ` and ${linked.length - 3} more` : '';
+    warnings.push(warning('PACK_LINK_OUTSIDE_ROOT',
+      `not packed: ${shown}${more} lead${linked.length === 1 ? 's' : ''} outside the root through a symlink`, { files: linked }));
+  }
+  const elsewhere = outsideRoot.filter((f) => insideName(f) === null);
+  if (elsewhere.length) {
+    warnings.push(warning('PACK_OUTSIDE_ROOT',
+      `not packed: ${elsewhere.length} file${elsewhere.length === 1 ? '' : 's'} read outside the root ${root} (e.g. ${elsewhere[0]})`, { files: elsewhere }));
+  }
+  if (missing.length) {
+    warnings.push(warning('PACK_LISTED_MISSING',
+      `not packed: ${missing.length} listed file${missing.length === 1 ? ' is' : 's are'} missing (e.g. ${missing[0]})`, { files: missing }));
+  }
+  return warnings;
+}
+
+/** The index `start --mode memory` reads: resolutions and module formats. */
+function startupIndex(result) {
+  const { buildStartupIndex } = require('./startup-index.js');
+  const { scopeTypeReader } = require('./package-scope.js');
+  return buildStartupIndex(result, scopeTypeReader(), (f) => relativeInside(result.root, f));
+}
+
+/**
+ * The generated entries: the index first, with where every file lies in the archive (so
+ * start reads nothing else up front) and the archive's checksum, and the code cache when there is one.
+ */
+function archiveEntries(index, codeCache) {
+  if (!index) return {};
+  const { INDEX_PATH, CACHE_PATH, sealIndex } = require('../archive-format.js');
+  const full = codeCache ? { ...index, codeCache: codeCache.index } : index;
+  return {
+    leadEntry: { path: INDEX_PATH, data: (layout, tailCrc) => sealIndex({ ...full, layout }, tailCrc) },
+    extraEntries: codeCache ? [{ path: CACHE_PATH, data: codeCache.blob }] : [],
+  };
+}
+
+module.exports = { packApp };

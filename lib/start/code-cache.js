@@ -1,0 +1,115 @@
+'use strict';
+// V8 code cache for the startup modules (`pack --code-cache`): made at pack time,
+// handed back to V8 at start so CommonJS modules are deserialized instead of parsed
+// and compiled. Pack compiles with compile() below, so the cache fits what start runs. Under gVisor compiling 1000 small modules took 130-300 ms, with the
+// cache 86-118 ms (BENCHMARKS.md). V8 itself rejects a cache made by another Node or
+// with other flags, one module at a time; start checks the tag recorded with the cache
+// first and leaves a whole cache of another tag unused (fitsThisV8).
+//
+// Modules are compiled as vm.Script of the CommonJS wrapper, with the wrapper's
+// columns taken off line 1 so stack traces match a plain start. On Node 20 a script
+// deserialized from a cache made in another process loses its import() callback
+// (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING, seen here; vm.compileFunction has the same
+// problem): modules whose source mentions import( get no cache and compile as usual.
+const path = require('node:path');
+const vm = require('node:vm');
+const Module = require('node:module');
+
+const WRAPPER_COLUMNS = Module.wrap('').indexOf('{') + 2;
+
+/** Compiles like the loader would. */
+function compile(source, filename, cachedData) {
+  const options = {
+    filename,
+    columnOffset: -WRAPPER_COLUMNS,
+    cachedData,
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  };
+  return withoutLoaderWarning(() => new vm.Script(Module.wrap(source), options));
+}
+
+/**
+ * Runs fn with Node 20's one-time ExperimentalWarning about USE_MAIN_CONTEXT_DEFAULT_LOADER kept
+ * off stderr: the option is ours, so the warning would be ours, not the app's.
+ */
+function withoutLoaderWarning(fn) {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function quietLoaderWarning(warning) {
+    if (String(warning && warning.message ? warning.message : warning).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) return undefined;
+    return emitWarning.apply(this, arguments);
+  };
+  try {
+    return fn();
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+}
+
+/**
+ * One blob of per-module caches, and the index of where each lies in it, tagged with the
+ * Node and V8 that made them and V8's cachedDataVersionTag (V8 version, V8 flags, CPU
+ * features): start uses no cache whose tag is not its own, since V8 would reject every module.
+ * @param {Iterable<[string, Buffer]>} caches root-relative file -> its cached data
+ * @returns {{ blob: Buffer, index: { node: string, v8: string, tag: number, entries: Object<string, [number, number]> } }}
+ */
+function joinCaches(caches) {
+  const parts = [];
+  const entries = {};
+  let offset = 0;
+  for (const [rel, data] of caches) {
+    entries[rel] = [offset, data.length];
+    parts.push(data);
+    offset += data.length;
+  }
+  const tag = require('node:v8').cachedDataVersionTag();
+  return { blob: Buffer.concat(parts), index: { node: process.version, v8: process.versions.v8, tag, entries } };
+}
+
+/**
+ * V8 rejects a cache made under another cachedDataVersionTag (V8 version, V8 flags, CPU
+ * features) module by module, each after a wasted deserialisation: such a cache is not used at
+ * all, with one warning. A cache without a tag (older archives) is used as before.
+ * @param {{node: string, v8: string, tag?: number}} made the archive's codeCache index
+ */
+function fitsThisV8(made, archive, warn) {
+  if (!made || made.tag === undefined) return true;
+  const tag = require('node:v8').cachedDataVersionTag();
+  if (made.tag === tag) return true;
+  warn(`the code cache in ${archive} was made for another V8 (Node ${made.node}, V8 ${made.v8}, tag ${made.tag}; `
+    + `this is Node ${process.version}, V8 ${process.versions.v8}, tag ${tag}: V8 flags such as --max-lazy or another CPU `
+    + 'change the tag); modules compile as usual');
+  return false;
+}
+
+/** Sources the cache can serve: no hashbang (the wrapper cannot hold it), no import(). */
+function cacheable(source) {
+  return !source.startsWith('#!') && !/\bimport\s*\(/.test(source);
+}
+
+/** What makeRequireFunction gives a CommonJS module in Node, built on module.require. */
+function makeRequire(mod) {
+  const require = function require(id) {
+    return mod.require(id);
+  };
+  require.resolve = function resolve(request, options) {
+    return Module._resolveFilename(request, mod, false, options);
+  };
+  require.resolve.paths = function paths(request) {
+    return Module._resolveLookupPaths(request, mod);
+  };
+  require.main = process.mainModule;
+  require.extensions = Module._extensions;
+  require.cache = Module._cache;
+  return require;
+}
+
+/**
+ * Runs a CommonJS module compiled by compile(), as Module.prototype._compile would.
+ * @param {Module} mod @param {string} filename @param {vm.Script} script
+ */
+function runCompiled(mod, filename, script) {
+  const fn = script.runInThisContext({ displayErrors: true });
+  Reflect.apply(fn, mod.exports, [mod.exports, makeRequire(mod), mod, filename, path.dirname(filename)]);
+}
+
+module.exports = { joinCaches, compile, runCompiled, withoutLoaderWarning, cacheable, fitsThisV8 };

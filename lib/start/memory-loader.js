@@ -1,0 +1,260 @@
+'use strict';
+// `start --mode memory`: serve the app's startup modules from the archive already
+// in memory. Resolutions recorded at pack time answer require() without a single
+// stat; sources and JSON come from the archive instead of open/read; anything not
+// in the archive falls through to Node's own loader. Files keep their real paths,
+// so __filename, require.cache keys, stack traces and require hooks (APM agents)
+// see exactly what a plain start shows.
+const fs = require('node:fs');
+const path = require('node:path');
+const Module = require('node:module');
+// Recorded targets are root-relative and normalised; anything else is not followed.
+const { escapesRoot, RECORD_ENV, SETTLE_ENV } = require('../archive-format.js');
+
+// Only archives with a code cache, and pack's recording run, compile through V8's cache.
+const cacheCompiler = () => require('./code-cache.js');
+
+/**
+ * Opens the archive (already read with one read), checks it was made for this Node, and
+ * installs the loader. Never throws: any problem is one warning and the app starts from disk.
+ * @returns {boolean} whether the loader was installed
+ */
+function loadIntoMemory(buffer, { root, archive, verify, packedAtMs = Infinity, report, quiet, started, warn, warnRefused, writeLine }) {
+  const { openArchive, IndexError } = require('./archive-reader.js');
+  let warnedMismatch = false;
+  // A file whose bytes are not what pack wrote is read from disk: one line for all of them.
+  const onMismatch = (rel) => {
+    if (warnedMismatch) return;
+    warnedMismatch = true;
+    warn(`${rel} in ${archive} does not match what pack recorded for it (corrupt archive?); such files are read from disk`);
+  };
+  let found;
+  try {
+    found = openArchive(buffer, onMismatch);
+  } catch (err) {
+    const reason = err instanceof IndexError ? `the startup index of ${archive} ${err.message}` : `cannot read archive ${archive}: ${err.message}`;
+    warn(`${reason}; starting the app without it`);
+    return false;
+  }
+  const { files, index, refused } = found;
+  if (index && (index.node !== process.version || index.arch !== process.arch)) {
+    warn(`${archive} was packed with Node ${index.node} (${index.arch}), this is ${process.version} (${process.arch}); starting the app without it (re-run coldstart pack)`);
+    return false;
+  }
+  // No index (packed from a --manifest, or made by hand): sources still come from memory,
+  // resolution goes through Node as usual.
+  warnRefused(refused);
+  const recorder = process.env[RECORD_ENV] ? startRecording() : null;
+  const codeCache = found.codeCache && cacheCompiler().fitsThisV8(index && index.codeCache, archive, warn) ? found.codeCache : null;
+  const { stats } = installMemoryLoader({ root, archive, files, index, codeCache, recorder, verify, packedAtMs, report, warn });
+  if (!quiet) {
+    const { formatBytes } = require('../format-bytes.js');
+    const ms = Math.round(performance.now() - started);
+    const resolutions = index ? `${index.resolutions.length + (index.esmResolutions || []).length} resolutions`
+      : '0 resolutions: no startup index, packed with --manifest or by hand, so Node resolves';
+    const cached = stats.cacheModules ? `, code cache for ${stats.cacheModules} modules` : '';
+    const esm = stats.esmModules ? `, ${stats.esmModules} ES modules`
+      : stats.esmFromDisk ? `; ${stats.esmFromDisk} ES modules read from disk: Node ${process.versions.node} has no in-thread loader hooks (22.15 and later do)` : '';
+    writeLine(2, `coldstart: serving ${files.count} files, ${formatBytes(files.bytes)} from memory (${resolutions}${esm}${cached}) in ${ms} ms`);
+  }
+  if (process.env.COLDSTART_DEBUG_CACHE) {
+    process.on('exit', () => writeLine(2, `coldstart: code cache used for ${stats.cacheHits} modules, rejected for ${stats.cacheRejected}; ${files.mismatched || 0} layout mismatches`));
+  }
+  return true;
+}
+
+// pack --code-cache runs the app once this way to have V8 serialise what it compiled.
+function startRecording() {
+  const { codeCacheRecorder } = require('./code-cache-recorder.js');
+  const { readyMoment, UNTIL_ENV } = require('../in-app/ready-moment.cjs');
+  const out = process.env[RECORD_ENV];
+  const until = readyMoment();
+  const settleMs = Number(process.env[SETTLE_ENV]) || 0;
+  delete process.env[RECORD_ENV]; // not for the app's own child processes
+  delete process.env[UNTIL_ENV];
+  delete process.env[SETTLE_ENV];
+  return codeCacheRecorder(out, until, settleMs);
+}
+
+/**
+ * @param {object} options
+ * @param {string} options.root directory the archive paths are relative to
+ * @param {{has(rel: string): boolean, get(rel: string): Buffer|undefined}} options.files the
+ *   archive's files by root-relative path
+ * @param {object|null} options.index the archive's startup index (resolutions, formats, codeCache)
+ * @param {Buffer|null} [options.codeCache] the V8 code cache blob the index points into
+ * @param {'size'|'none'} options.verify check each file's size and modification time on disk before serving it
+ * @param {number} [options.packedAtMs] the archive's modification time: a file modified later has changed
+ * @param {string} [options.report] 'stderr' or a file for the startup report (in-app/startup-report.cjs)
+ * @param {string} [options.archive] the archive's name, for the report
+ * @param {{add(rel: string, script: import('node:vm').Script): void}|null} [options.recorder]
+ *   collects every compiled module, to make a code cache after the app ran (pack --code-cache)
+ * @param {(message: string) => void} options.warn
+ * @returns {{ stats: { cacheModules: number, cacheHits: number, cacheRejected: number, esmModules: number,
+ *   esmFromDisk: number } }} esmFromDisk: ES modules left to Node's loader (no in-thread hooks)
+ */
+function installMemoryLoader({ root, archive = null, files, index, codeCache = null, recorder = null, verify, packedAtMs = Infinity, report, warn }) {
+  const stats = { cacheModules: 0, cacheHits: 0, cacheRejected: 0, esmModules: 0, esmFromDisk: 0 };
+  // Loaded before the loader below is in place: its own files are not the app's.
+  const timing = report ? require('../in-app/startup-report.cjs').startupReport({ report, root, archive, archiveReadyMs: performance.now(), stats }) : null;
+  // Everything is keyed by root-relative path: nothing is joined or normalised up front.
+  const rootDir = path.resolve(root);
+  const prefix = rootDir.endsWith(path.sep) ? rootDir : rootDir + path.sep;
+  const relOf = path.sep === '/'
+    ? (abs) => (abs.startsWith(prefix) ? abs.slice(prefix.length) : undefined)
+    : (abs) => (abs.startsWith(prefix) ? abs.slice(prefix.length).split(path.sep).join('/') : undefined);
+  const dirRelOf = (dir) => (dir === rootDir ? '.' : relOf(dir));
+  const formats = (index && index.formats) || {};
+  const formatOf = (rel) => (rel !== undefined && Object.hasOwn(formats, rel) ? formats[rel] : undefined);
+  const cacheEntries = (index && codeCache && index.codeCache && index.codeCache.entries) || {};
+  stats.cacheModules = Object.keys(cacheEntries).length;
+  const cacheOf = (rel) => {
+    if (!Object.hasOwn(cacheEntries, rel)) return undefined;
+    const [offset, length] = cacheEntries[rel];
+    return codeCache.subarray(offset, offset + length);
+  };
+  const resolutions = new Map();
+  for (const [from, request, to] of (index && index.resolutions) || []) {
+    if (!escapesRoot(to)) resolutions.set(`${from}\0${request}`, to);
+  }
+
+  // A packed file that no longer matches the disk is served from disk, with one warning: a
+  // change of size, or a modification after the archive was written (the same stat).
+  const checked = new Map();
+  let warnedStale = false;
+  function usable(file, rel) {
+    const data = files.get(rel);
+    if (data === undefined) return false;
+    if (verify === 'none') return true;
+    let ok = checked.get(rel);
+    if (ok === undefined) {
+      let st = null;
+      try { st = fs.statSync(file, { throwIfNoEntry: false }); } catch { /* unreadable */ }
+      ok = Boolean(st && st.isFile() && st.size === data.length && st.mtimeMs <= packedAtMs);
+      checked.set(rel, ok);
+      if (!ok && !warnedStale) {
+        warnedStale = true;
+        warn(`${rel} ${st ? 'changed on disk after' : 'is missing on disk but is in'} the archive (re-run coldstart pack); such files are read from disk${st ? '' : ' (--verify none serves the archive\'s copy)'}`);
+      }
+    }
+    return ok;
+  }
+  // The app's own files that were not in the archive: counted, said at the ready moment.
+  let fellThrough = null;
+  let loadingOurs = false; // fall-through.js and what it loads are ours, not the app's
+  const ours = path.resolve(__dirname, '..', '..') + path.sep; // coldstart's own files, when under the root
+  const fromDisk = (rel, filename) => {
+    if (loadingOurs || rel === undefined || files.has(rel) || filename.startsWith(ours)) return;
+    if (!fellThrough) {
+      loadingOurs = true;
+      try { fellThrough = require('./fall-through.js').fallThrough({ reported: Boolean(report), warn }); } finally { loadingOurs = false; }
+    }
+    fellThrough(rel);
+    if (timing) timing.fromDisk(rel);
+  };
+
+  const origResolve = Module._resolveFilename;
+  Module._resolveFilename = function memoryResolve(request, parent, isMain, options) {
+    // Node 22 passes { conditions } on every require; only `paths` makes a lookup special.
+    if (parent && !(options && options.paths) && typeof request === 'string') {
+      const from = parent.path || (parent.filename && path.dirname(parent.filename));
+      const fromRel = from && dirRelOf(from);
+      const to = fromRel !== undefined && resolutions.get(`${fromRel}\0${request}`);
+      if (to) {
+        const hit = prefix + (path.sep === '/' ? to : to.split('/').join(path.sep));
+        if (usable(hit, to)) return hit;
+      }
+    }
+    return origResolve.apply(this, arguments);
+  };
+
+  const origJs = Module._extensions['.js'];
+  const originalCompile = Module.prototype._compile;
+  Module._extensions['.js'] = function memoryJs(module, filename) {
+    const rel = relOf(filename);
+    if (formatOf(rel) === 'commonjs' && usable(filename, rel)) {
+      const source = stripBOM(files.get(rel).toString('utf8'));
+      const cached = cacheOf(rel);
+      // Source maps are registered by Node's own compile step, and a hook that replaced
+      // _compile (pirates, ts-node) must see the source: leave those to module._compile.
+      if ((cached || recorder) && !process.sourceMapsEnabled && module._compile === originalCompile && cacheCompiler().cacheable(source)) {
+        const { compile, runCompiled } = cacheCompiler();
+        const script = compile(source, filename, cached);
+        if (recorder) recorder.add(rel, script);
+        else if (script.cachedDataRejected) stats.cacheRejected++;
+        else stats.cacheHits++;
+        return runCompiled(module, filename, script);
+      }
+      return module._compile(source, filename, 'commonjs'); // known format: no package.json lookups
+    }
+    fromDisk(rel, filename);
+    return origJs.apply(this, arguments);
+  };
+
+  const origJson = Module._extensions['.json'];
+  Module._extensions['.json'] = function memoryJson(module, filename) {
+    const rel = relOf(filename);
+    if (rel === undefined || !usable(filename, rel)) {
+      fromDisk(rel, filename);
+      return origJson.apply(this, arguments);
+    }
+    try {
+      module.exports = JSON.parse(stripBOM(files.get(rel).toString('utf8')));
+    } catch (err) {
+      err.message = `${filename}: ${err.message}`; // as Node words it
+      throw err;
+    }
+  };
+
+  // Files the app reads itself at startup (config, templates, .proto) come from memory too.
+  const origReadFileSync = fs.readFileSync;
+  fs.readFileSync = function readFileSync(file, options) {
+    if (typeof file === 'string' && plainRead(options)) {
+      const abs = path.resolve(file);
+      const rel = relOf(abs);
+      if (rel !== undefined && files.has(rel) && usable(abs, rel)) {
+          const data = files.get(rel);
+        const encoding = typeof options === 'string' ? options : options && options.encoding;
+        return encoding ? data.toString(encoding) : Buffer.from(data);
+      }
+    }
+    return origReadFileSync.apply(this, arguments);
+  };
+
+  registerEsmHooks({ prefix, index, files, usable, stats });
+  return { stats };
+}
+
+/** ES modules through in-thread loader hooks, where this Node has them (see memory-esm-hooks.js). */
+function registerEsmHooks({ prefix, index, files, usable, stats }) {
+  if (!index) return;
+  const modules = Object.entries(index.formats || {}).filter(([rel, format]) => format === 'module' && !escapesRoot(rel));
+  if (typeof Module.registerHooks !== 'function') {
+    stats.esmFromDisk = modules.length; // said in the serving line: this Node cannot serve them
+    return;
+  }
+  const abs = (rel) => path.join(prefix, rel);
+  const sources = [];
+  for (const [rel] of modules) {
+    const file = abs(rel);
+    if (usable(file, rel)) sources.push([file, files.get(rel).toString('utf8')]);
+  }
+  if (!sources.length) return;
+  const resolutions = (index.esmResolutions || []).filter(([, , to]) => !escapesRoot(to))
+    .map(([from, specifier, to]) => [abs(from), specifier, abs(to)]);
+  const { memoryEsmHooks } = require('./memory-esm-hooks.js');
+  Module.registerHooks(memoryEsmHooks(resolutions, sources));
+  stats.esmModules = sources.length;
+}
+
+/** As Node's loader does: a byte order mark is not part of the source. */
+function stripBOM(text) {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function plainRead(options) {
+  if (options == null || typeof options === 'string') return true;
+  return typeof options === 'object' && (options.flag === undefined || options.flag === 'r');
+}
+
+module.exports = { loadIntoMemory, installMemoryLoader, stripBOM };

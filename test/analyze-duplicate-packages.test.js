@@ -1,0 +1,58 @@
+'use strict';
+// A package loaded at startup from two copies (two versions) is named, with each copy's version,
+// own time and who required it first, in report.json, the summary and report.html.
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { runCli, rm } = require('./helpers/app.js');
+const { cpuWorkModule } = require('./helpers/cpu-work.js');
+const { copyDir } = require('../lib/analyze/duplicate-packages.js');
+
+function write(dir, files) {
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), text);
+  }
+}
+
+test('two copies of one package at startup: advice names both versions, their times and who pulls each', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-dup-'));
+  try {
+    const work = cpuWorkModule(8);
+    write(dir, {
+      'package.json': '{ "name": "dup-app", "private": true }',
+      'server.js': "require('dup'); require('a');\nrequire('http').createServer().listen(0);\n",
+      'node_modules/dup/package.json': '{ "name": "dup", "version": "1.0.0" }',
+      'node_modules/dup/index.js': work,
+      'node_modules/a/package.json': '{ "name": "a", "version": "1.0.0" }',
+      'node_modules/a/index.js': "module.exports = require('dup');\n",
+      'node_modules/a/node_modules/dup/package.json': '{ "name": "dup", "version": "2.0.0" }',
+      'node_modules/a/node_modules/dup/index.js': work,
+    });
+    const r = await runCli(['profile', '--out', 'out', '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, 'out', 'report.json'), 'utf8'));
+    const dup = report.advice.find((a) => a.kind === 'duplicate-package');
+    assert.ok(dup, JSON.stringify(report.advice));
+    assert.strictEqual(dup.subject, 'dup');
+    assert.deepStrictEqual(dup.copies.map((c) => [c.dir, c.version, c.modules, c.pulledBy]).sort(), [
+      ['node_modules/a/node_modules/dup', '2.0.0', 1, 'node_modules/a/index.js'],
+      ['node_modules/dup', '1.0.0', 1, 'server.js'],
+    ]);
+    // The saving is the copies beyond the first: one 8 ms module here.
+    assert.strictEqual(dup.estimatedMs, Math.min(...dup.copies.map((c) => c.ms)));
+    assert.ok(dup.estimatedMs > 2, JSON.stringify(dup));
+    assert.match(dup.fix, /align the versions .* npm dedupe \(npm ls dup shows who asks for each\)/);
+    assert.match(r.stdout, /\nAdvice .*\n(?: +[\d.]+ ms .*\n)* +[\d.]+ ms +dup is loaded from 2 copies \((1\.0\.0, 2\.0\.0|2\.0\.0, 1\.0\.0)\): align the versions/);
+    assert.match(fs.readFileSync(path.join(dir, 'out', 'report.html'), 'utf8'), /id="advice"[\s\S]*dup: 2 copies/);
+    assert.strictEqual(report.packages.filter((p) => p.name === 'dup').length, 1, 'the package table still has one row per name');
+  } finally { rm(dir); }
+});
+
+test('copyDir: the package copy a file lies in, scoped or not', () => {
+  assert.strictEqual(copyDir('/app/node_modules/a/node_modules/dup/lib/x.js'), '/app/node_modules/a/node_modules/dup');
+  assert.strictEqual(copyDir('/app/node_modules/@otel/core/build/index.js'), '/app/node_modules/@otel/core');
+  assert.strictEqual(copyDir('/app/server.js'), null);
+});

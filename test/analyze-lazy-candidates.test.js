@@ -1,0 +1,151 @@
+'use strict';
+// Lazy-load advice from function coverage, on real processes: a module required at top level and
+// used only by a route handler is proposed, with the line to change; modules startup really uses,
+// or uses at load through `extends` / `instanceof`, are not.
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const { execFileSync } = require('child_process');
+const os = require('os');
+const path = require('path');
+const { capture } = require('../lib/capture/capture.js');
+const { buildReport } = require('../lib/analyze/startup-report.js');
+const { requireSite } = require('../lib/analyze/lazy-candidates.js');
+const { readSource } = require('../lib/report/profile-artifacts.js');
+const { cpuWorkModule } = require('./helpers/cpu-work.js');
+const { copyFixture, runCli, rm } = require('./helpers/app.js');
+
+const SERVER = `'use strict';
+const http = require('http');
+const used = require('./used');
+const heavy = require('./heavy');
+const Base = require('./base');
+const { Shape } = require('./shape');
+
+class Local extends Base {}
+const settings = used.settings();
+
+function handler(req, res) {
+  if (req.url === '/heavy') return res.end(String(heavy.work()));
+  if (req.body instanceof Shape) return res.end('shape');
+  res.end(new Local().name + settings.port);
+}
+
+http.createServer(handler).listen(0);
+`;
+
+/**
+ * A module that works about `ms` at load in this Node. cpu-work.js calibrates in a `-e` script,
+ * where Node 24 runs the loop about 3x slower than inside a module: timed here as a module, rescaled.
+ */
+function workModule(dir, name, ms, tail) {
+  const file = path.join(dir, name);
+  const write = (n) => fs.writeFileSync(file, cpuWorkModule(n) + tail);
+  write(ms);
+  const took = Math.min(...[0, 1, 2].map(() => Number(execFileSync(process.execPath, ['-e',
+    `const t = process.hrtime.bigint(); require(${JSON.stringify(file)}); console.log(Number(process.hrtime.bigint() - t) / 1e6)`],
+  { encoding: 'utf8' }))));
+  if (took < ms * 0.9) write(Math.round((ms * ms) / took));
+}
+
+/** The app: heavy (40 ms at load, used by a route only) beside used, base and shape (5 ms each). */
+function makeApp() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-lazy-'));
+  fs.writeFileSync(path.join(dir, 'package.json'), '{"name":"lazy-candidate","private":true}\n');
+  fs.writeFileSync(path.join(dir, 'server.js'), SERVER);
+  workModule(dir, 'heavy.js', 40, 'module.exports.work = function work() { return x; };\n');
+  fs.writeFileSync(path.join(dir, 'used.js'), cpuWorkModule(5) + 'module.exports.settings = function settings() { return { port: 0 }; };\n');
+  fs.writeFileSync(path.join(dir, 'base.js'), cpuWorkModule(5) + 'module.exports = class Base { constructor() { this.name = "base"; } };\n');
+  fs.writeFileSync(path.join(dir, 'shape.js'), cpuWorkModule(5) + 'module.exports.Shape = class Shape { area() { return 0; } };\n');
+  return dir;
+}
+
+test('a module required at top level and used only by a route is proposed to load lazily, with its line', async () => {
+  const dir = makeApp();
+  try {
+    const { code, stdout, stderr } = await runCli(['profile', '--coverage', '--', process.execPath, 'server.js'], { cwd: dir });
+    assert.strictEqual(code, 0, stderr);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, '.coldstart', 'report.json'), 'utf8'));
+    const heavy = report.advice.find((a) => a.subject === 'heavy.js');
+    assert.ok(heavy, `heavy.js proposed: ${JSON.stringify(report.advice)}`);
+    assert.strictEqual(heavy.kind, 'lazy-load');
+    assert.strictEqual(heavy.file, 'server.js');
+    assert.strictEqual(heavy.line, 4);
+    assert.ok(heavy.estimatedMs >= 30, `estimate ${heavy.estimatedMs} ms`);
+    assert.match(heavy.fix, /require\('\.\/heavy'\).*await import\('\.\/heavy'\)/);
+    assert.match(heavy.evidence, /none of their functions ran before ready/);
+    // used: one of its functions ran before listen; base: a class extended at load; shape: instanceof.
+    for (const kept of ['used.js', 'base.js', 'shape.js']) {
+      assert.ok(!report.advice.some((a) => a.subject === kept), `${kept} is not proposed: ${JSON.stringify(report.advice)}`);
+    }
+    assert.match(stdout, /\nAdvice .*\n(?: +[\d.]+ ms .*\n)* +\d+(\.\d)? ms +load heavy\.js lazily: server\.js:4, move require\('\.\/heavy'\)/);
+    assert.match(fs.readFileSync(path.join(dir, '.coldstart', 'report.html'), 'utf8'), /id="advice"[\s\S]*heavy\.js[\s\S]*server\.js:4/);
+  } finally {
+    rm(dir);
+  }
+});
+
+test('without --coverage there is no lazy-load advice', async () => {
+  const dir = makeApp();
+  try {
+    const { code, stdout, stderr } = await runCli(['profile', '--', process.execPath, 'server.js'], { cwd: dir });
+    assert.strictEqual(code, 0, stderr);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, '.coldstart', 'report.json'), 'utf8'));
+    assert.deepStrictEqual(report.advice.filter((a) => a.kind === 'lazy-load'), []);
+    assert.doesNotMatch(stdout, /lazily/, 'no lazy-load advice without coverage (other findings may show)');
+  } finally {
+    rm(dir);
+  }
+});
+
+test('on the express fixture, express and its internals are not proposed: express is used before listen', async () => {
+  const dir = copyFixture('express-app');
+  try {
+    const result = await capture({ command: [process.execPath, 'server.js'], cwd: dir, coverage: true });
+    assert.ok(result.coverage.some((c) => c.called > 0 && c.file.includes(`${path.sep}express${path.sep}`)), 'express functions ran');
+    const { advice } = buildReport(result, { readSource });
+    for (const a of advice.filter((x) => x.kind === 'lazy-load')) {
+      assert.ok(!/node_modules/.test(a.file), `the place to change is the app's own code: ${JSON.stringify(a)}`);
+      assert.notStrictEqual(a.subject, 'express');
+    }
+  } finally {
+    rm(dir);
+  }
+});
+
+test('an ES module imported at top level and used only by a route is proposed, with the import to replace', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-lazy-esm-'));
+  const loop = (n) => `let x = 1;\nfor (let i = 0; i < ${n}; i++) { x ^= x << 13; x ^= x >>> 17; x ^= x << 5; }\n`;
+  try {
+    fs.writeFileSync(path.join(dir, 'package.json'), '{"type":"module","private":true}\n');
+    fs.writeFileSync(path.join(dir, 'server.js'), "import http from 'node:http';\nimport { work } from './heavy.js';\n" +
+      "import { settings } from './used.js';\nconst s = settings();\nhttp.createServer((req, res) => res.end(String(work() + s))).listen(0);\n");
+    fs.writeFileSync(path.join(dir, 'heavy.js'), loop(20_000_000) + 'export function work() { return x; }\n');
+    fs.writeFileSync(path.join(dir, 'used.js'), loop(2_000_000) + 'export function settings() { return x; }\n');
+    const result = await capture({ command: [process.execPath, 'server.js'], cwd: dir, coverage: true });
+    const advice = buildReport(result, { readSource }).advice.filter((a) => a.kind === 'lazy-load');
+    assert.deepStrictEqual(advice.map((a) => [a.subject, a.file, a.line]), [['heavy.js', 'server.js', 2]]);
+    assert.match(advice[0].fix, /replace the top-level import of '\.\/heavy\.js' with `await import\('\.\/heavy\.js'\)`/);
+  } finally {
+    rm(dir);
+  }
+});
+
+test('requireSite finds the first require/import of a request and the bindings used by extends or instanceof', () => {
+  const src = [
+    "const a = require('./a');", // 1
+    "import B, { C as D } from './b';", // 2
+    "const { E, F: G } = require(\"./e\");", // 3
+    'class X extends B {}', // 4
+    'if (y instanceof G) {}', // 5
+    "const later = () => import('./late');", // 6
+    "class Z extends require('./z') {}", // 7
+  ].join('\n');
+  assert.deepStrictEqual(requireSite(src, ['./a']), { line: 1, request: './a', form: 'require', typeUse: false });
+  assert.deepStrictEqual(requireSite(src, ['./b']), { line: 2, request: './b', form: 'import', typeUse: true });
+  assert.deepStrictEqual(requireSite(src, ['./e']), { line: 3, request: './e', form: 'require', typeUse: true });
+  assert.deepStrictEqual(requireSite(src, ['./late']), { line: 6, request: './late', form: 'import', typeUse: false });
+  assert.deepStrictEqual(requireSite(src, ['./z']), { line: 7, request: './z', form: 'require', typeUse: true });
+  assert.deepStrictEqual(requireSite(src, ['./e.js', './e']), { line: 3, request: './e', form: 'require', typeUse: true });
+  assert.strictEqual(requireSite(src, ['./missing']), null);
+});

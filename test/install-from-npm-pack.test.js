@@ -1,0 +1,62 @@
+'use strict';
+// Installed as users install it: `npm pack` of this checkout, installed into a fresh app with
+// npm, then `npx coldstart` there. Proves the package's `files` list ships what the commands need
+// (the CLI, the in-app agent, the types, speedscope's assets through the dependency).
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const { REPO, rm } = require('./helpers/app.js');
+
+const npm = (args, cwd) => spawnSync('npm', args, { cwd, encoding: 'utf8', timeout: 300_000 });
+
+test('npm pack, npm install into an app, npx coldstart profile and view work there', { timeout: 360_000 }, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-installed-'));
+  try {
+    const packed = npm(['pack', '--json', '--pack-destination', dir], REPO);
+    assert.strictEqual(packed.status, 0, packed.stderr);
+    const [info] = JSON.parse(packed.stdout);
+    const shipped = info.files.map((f) => f.path);
+    for (const file of ['bin/coldstart.js', 'lib/capture/agent.cjs', 'lib/in-app/ready-moment.cjs', 'lib/start/launcher.js', 'index.d.ts', 'package.json', 'README.md']) {
+      assert.ok(shipped.includes(file), `${file} is in the package`);
+    }
+    assert.ok(!shipped.some((f) => /^(test|bench|fixtures|node_modules)\//.test(f)), 'no tests, benchmarks or fixtures in the package');
+
+    const app = path.join(dir, 'app');
+    fs.mkdirSync(app);
+    fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'installed-app', private: true, scripts: { start: 'node server.js' } }));
+    fs.writeFileSync(path.join(app, 'server.js'), "require('http').createServer((q, s) => s.end('ok')).listen(0, () => console.log('up'));\n");
+    // The dependencies come from npm's cache where `npm ci` put them; the registry otherwise.
+    const installed = npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-dev', path.join(dir, info.filename)], app);
+    assert.strictEqual(installed.status, 0, installed.stderr);
+
+    const profiled = spawnSync('npx', ['coldstart', 'profile', '--out', 'report', '--', 'node', 'server.js'], { cwd: app, encoding: 'utf8', timeout: 120_000 });
+    assert.strictEqual(profiled.status, 0, profiled.stdout + profiled.stderr);
+    // What the summary says to run next works here: coldstart is not on PATH, npx finds it.
+    assert.match(profiled.stdout, /Open the profile: npx coldstart view report\/startup\.cpuprofile/, profiled.stdout);
+    const report = JSON.parse(fs.readFileSync(path.join(app, 'report', 'report.json'), 'utf8'));
+    assert.deepStrictEqual(report.modules.map((m) => m.file), ['server.js']);
+    assert.ok(fs.existsSync(path.join(app, 'report', 'report.html')));
+
+    const viewed = spawnSync('npx', ['coldstart', 'view', '--no-serve', '--no-open', 'report/startup.cpuprofile'], { cwd: app, encoding: 'utf8', timeout: 60_000 });
+    assert.strictEqual(viewed.status, 0, viewed.stdout + viewed.stderr);
+    const url = /file:\/\/\S+/.exec(viewed.stdout);
+    assert.ok(url, viewed.stdout);
+    const page = decodeURIComponent(new URL(url[0]).pathname);
+    assert.ok(page.startsWith(fs.realpathSync(app)) || page.startsWith(app), `speedscope from the app's own node_modules: ${page}`);
+    assert.ok(fs.existsSync(page), page);
+  } finally {
+    rm(dir);
+  }
+});
+
+test('the command the summary suggests: npx coldstart for a local install in or above the working directory, coldstart otherwise', () => {
+  const { coldstartCommand } = require('../lib/report/terminal.js');
+  assert.strictEqual(coldstartCommand('/srv/app/node_modules/coldstart', '/srv/app'), 'npx coldstart');
+  assert.strictEqual(coldstartCommand('/srv/app/node_modules/coldstart', '/srv/app/services/api'), 'npx coldstart');
+  assert.strictEqual(coldstartCommand('/usr/lib/node_modules/coldstart', '/srv/app'), 'coldstart', 'a global install is on PATH');
+  assert.strictEqual(coldstartCommand('/home/u/.npm/_npx/1a2b/node_modules/coldstart', '/srv/app'), 'npx coldstart');
+  assert.strictEqual(coldstartCommand('/home/u/src/coldstart', '/srv/app'), 'coldstart', 'a checkout linked onto PATH');
+});

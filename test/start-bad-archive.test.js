@@ -1,0 +1,162 @@
+'use strict';
+// `start --mode memory` with an archive that lies: a startup index of the wrong shape, an entry
+// pointed at another file's bytes, a flipped byte. The app always starts, running the code on
+// disk, and one warning line says why.
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const { runCli, rm, BIN } = require('./helpers/app.js');
+const { writeArchive } = require('../lib/pack/archive.js');
+const { readLeadEntry } = require('../lib/start/archive-reader.js');
+const { INDEX_PATH } = require('../lib/archive-format.js');
+
+// Two modules of the same size whose code differs: serving one for the other shows.
+async function packedApp() {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bad-archive-')));
+  fs.writeFileSync(path.join(dir, 'package.json'), '{"name":"bad-archive-app"}');
+  fs.writeFileSync(path.join(dir, 'a.js'), "module.exports = 'A';\n");
+  fs.writeFileSync(path.join(dir, 'b.js'), "module.exports = 'B';\n");
+  fs.writeFileSync(path.join(dir, 'app.js'), "console.log(`a=${require('./a.js')} b=${require('./b.js')}`);\n");
+  const tar = path.join(dir, '.startup.tar');
+  const r = await runCli(['pack', '-q', '--until', 'exit', '--out', tar, '--', 'node', 'app.js'], { cwd: dir });
+  assert.strictEqual(r.code, 0, r.stderr);
+  const lead = readLeadEntry(fs.readFileSync(tar));
+  const index = JSON.parse(lead.data.toString('utf8'));
+  return { dir, tar, lead, index };
+}
+
+// The same files with another index in front, written by the archive writer: a well-formed tar.
+function withIndex(dir, index, change) {
+  const out = path.join(dir, `.changed-${Math.random().toString(16).slice(2)}.tar`);
+  const files = Object.keys(index.layout.files).filter((rel) => !rel.startsWith('.coldstart/'));
+  writeArchive({
+    root: dir,
+    files,
+    out,
+    leadEntry: { path: INDEX_PATH, data: (layout) => Buffer.from(JSON.stringify(change({ ...index, layout }))) },
+  });
+  return out;
+}
+
+function start(dir, tar) {
+  const r = spawnSync(process.execPath, [BIN, 'start', '--archive', tar, '--', 'node', 'app.js'], { cwd: dir, encoding: 'utf8', timeout: 15000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function warnings(stderr) {
+  return stderr.split('\n').filter((line) => line.startsWith('coldstart: warning:'));
+}
+
+test('start: a startup index of the wrong shape is one warning, and the app starts from disk', async () => {
+  const { dir, index } = await packedApp();
+  try {
+    const cases = {
+      'resolutions is a number': (i) => ({ ...i, resolutions: 5 }),
+      'a layout entry is a number': (i) => ({ ...i, layout: { ...i.layout, files: { ...i.layout.files, 'app.js': 5 } } }),
+      'a resolution is not three strings': (i) => ({ ...i, resolutions: [['.', './a.js', 7]] }),
+      'a format is a number': (i) => ({ ...i, formats: { ...i.formats, 'a.js': 1 } }),
+      'the layout has no files': (i) => ({ ...i, layout: { ...i.layout, files: null } }),
+      'the code cache entries are a string': (i) => ({ ...i, codeCache: { entries: 'x' } }),
+      'the index is a list': () => [],
+      'the version is a string': (i) => ({ ...i, version: 'two' }),
+    };
+    for (const [name, change] of Object.entries(cases)) {
+      const r = start(dir, withIndex(dir, index, change));
+      assert.strictEqual(r.code, 0, `${name}: ${r.stderr}`);
+      assert.strictEqual(r.stdout, 'a=A b=B\n', name);
+      assert.doesNotMatch(r.stderr, /TypeError|\n\s+at /, name);
+      const lines = warnings(r.stderr);
+      assert.strictEqual(lines.length, 1, `${name}: ${r.stderr}`);
+      assert.match(lines[0], /^coldstart: warning: the startup index of .*\.tar (is malformed \(.+\)|is version "two", .*)/, name);
+      assert.match(lines[0], /starting the app without it/, name);
+      assert.doesNotMatch(r.stderr, /serving/, name);
+    }
+  } finally { rm(dir); }
+});
+
+test('start: an index pointing an entry at another same-size entry\'s bytes runs the right code, from disk', async () => {
+  const { dir, index } = await packedApp();
+  try {
+    const swapped = withIndex(dir, index, (i) => {
+      const files = { ...i.layout.files };
+      assert.strictEqual(files['a.js'][1], files['b.js'][1], 'the two modules have the same size');
+      files['a.js'] = [files['b.js'][0], files['b.js'][1], files['a.js'][2]];
+      return { ...i, layout: { ...i.layout, files } };
+    });
+    const r = start(dir, swapped);
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.strictEqual(r.stdout, 'a=A b=B\n');
+    const lines = warnings(r.stderr);
+    assert.strictEqual(lines.length, 1, r.stderr);
+    assert.match(lines[0], /^coldstart: warning: the startup index of .*\.tar does not match the checksum of the archive \(corrupt, or changed after packing\); starting the app without it$/);
+    assert.doesNotMatch(r.stderr, /serving/);
+    // The same index rewritten unchanged still holds its seal: served from memory, no warning.
+    const same = start(dir, withIndex(dir, index, (i) => i));
+    assert.strictEqual(same.stdout, 'a=A b=B\n');
+    assert.deepStrictEqual(warnings(same.stderr), [], same.stderr);
+    assert.match(same.stderr, /coldstart: serving \d+ files/);
+  } finally { rm(dir); }
+});
+
+test('start: a flipped byte in a file\'s data runs the right code, from disk', async () => {
+  const { dir, tar, lead, index } = await packedApp();
+  try {
+    const bytes = fs.readFileSync(tar);
+    const [offset, size] = index.layout.files['a.js'];
+    const at = lead.end + offset + bytes.subarray(lead.end + offset, lead.end + offset + size).indexOf("'A'") + 1;
+    assert.strictEqual(String.fromCharCode(bytes[at]), 'A');
+    bytes[at] = 'X'.charCodeAt(0); // the tar headers still check out: only the data changed
+    const flipped = path.join(dir, '.flipped.tar');
+    fs.writeFileSync(flipped, bytes);
+    const r = start(dir, flipped);
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.strictEqual(r.stdout, 'a=A b=B\n');
+    const lines = warnings(r.stderr);
+    assert.strictEqual(lines.length, 1, r.stderr);
+    assert.match(lines[0], /\.flipped\.tar does not match the checksum of the archive/);
+
+    // Re-made by GNU tar (no usable layout, the index still lists the checksums): the same.
+    const tree = path.join(dir, '.tree');
+    fs.mkdirSync(tree);
+    spawnSync('tar', ['-xf', flipped, '-C', tree]);
+    const remade = path.join(dir, '.remade.tar');
+    spawnSync('tar', ['-cf', remade, '-C', tree, '.']);
+    const walked = start(dir, remade);
+    assert.strictEqual(walked.stdout, 'a=A b=B\n', walked.stderr);
+    assert.strictEqual(warnings(walked.stderr).length, 1, walked.stderr);
+    assert.match(walked.stderr, /warning: a\.js in .*remade\.tar does not match what pack recorded for it \(corrupt archive\?\); such files are read from disk/);
+    assert.match(walked.stderr, /coldstart: serving/, 'the other files are still served from memory');
+  } finally { rm(dir); }
+});
+
+test('start: an archive packed with the previous index version is one warning, and the app starts from disk', async () => {
+  const { dir, index } = await packedApp();
+  try {
+    const old = withIndex(dir, index, (i) => ({ ...i, version: 1 }));
+    const r = start(dir, old);
+    assert.strictEqual(r.stdout, 'a=A b=B\n', r.stderr);
+    assert.deepStrictEqual(warnings(r.stderr).length, 1, r.stderr);
+    assert.match(r.stderr, /startup index of .*\.tar is version 1, this coldstart reads 2 \(re-run coldstart pack\); starting the app without it/);
+  } finally { rm(dir); }
+});
+
+test('start: the archive checks keep start small: when the app runs, start has loaded at most 8 files of lib/ (1,100 lines), from lib/start/ and the few shared ones, nothing of capture, pack, report or yargs', async () => {
+  const { dir, tar } = await packedApp();
+  try {
+    const repo = path.join(__dirname, '..') + path.sep;
+    fs.writeFileSync(path.join(dir, 'app.js'), `const fs = require('fs');
+console.log(JSON.stringify(Object.keys(require.cache)
+  .filter((f) => f.startsWith(${JSON.stringify(repo)}) || f.includes('node_modules/yargs'))
+  .map((f) => [f.slice(${repo.length}), fs.readFileSync(f, 'utf8').split('\\n').length - 1])));\n`);
+    const r = start(dir, tar);
+    assert.strictEqual(r.code, 0, r.stderr);
+    const loaded = JSON.parse(r.stdout).filter(([f]) => f.startsWith('lib/') || f.includes('yargs'));
+    const names = loaded.map(([f]) => f).join(' ');
+    assert.ok(loaded.length <= 8, names);
+    assert.ok(loaded.reduce((sum, [, lines]) => sum + lines, 0) <= 1100, JSON.stringify(loaded));
+    assert.deepStrictEqual(loaded.map(([f]) => f).filter((f) => !/^lib\/(start\/[\w-]+\.js|(archive-format|node-command|format-bytes)\.js)$/.test(f)), []);
+  } finally { rm(dir); }
+});

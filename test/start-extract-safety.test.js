@@ -1,0 +1,122 @@
+'use strict';
+// `start --mode extract` and `--into` with what a target directory may already hold, and with
+// archives that do not hold the whole app: nothing is written through a link found on disk, and
+// the app starts whenever the other modes would start it.
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const { Header } = require('tar');
+const { BIN } = require('./helpers/app.js');
+const { writeArchive } = require('../lib/pack/archive.js');
+
+function tempBase(t) {
+  const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cs-extract-safety-')));
+  t.after(() => fs.rmSync(base, { recursive: true, force: true }));
+  return base;
+}
+
+// A tar with the given file entries, headers made by the tar package (no directory entries).
+function rawTar(entries) {
+  const blocks = [];
+  for (const { name, text } of entries) {
+    const data = Buffer.from(text);
+    const header = new Header({ path: name, mode: 0o644, size: data.length, mtime: new Date(0), type: 'File' });
+    header.encode();
+    blocks.push(header.block, data, Buffer.alloc((512 - (data.length % 512)) % 512));
+  }
+  return Buffer.concat([...blocks, Buffer.alloc(1024)]);
+}
+
+function start(cwd, args) {
+  const r = spawnSync(process.execPath, [BIN, 'start', ...args], { cwd, encoding: 'utf8', timeout: 15000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function warnings(stderr) {
+  return stderr.split('\n').filter((line) => line.startsWith('coldstart: warning:'));
+}
+
+test('start --mode extract: never writes through a symlink already in the target directory', (t) => {
+  const base = tempBase(t);
+  const app = path.join(base, 'app');
+  const elsewhere = path.join(base, 'elsewhere');
+  fs.mkdirSync(app);
+  fs.mkdirSync(elsewhere);
+  fs.writeFileSync(path.join(app, 'app.js'), "console.log('app ran');\n");
+  fs.symlinkSync(elsewhere, path.join(app, 'cachedir'));
+  fs.symlinkSync(elsewhere, path.join(app, 'linkdir'));
+  const archive = path.join(base, 'evil.tar');
+  // cachedir/evil: below a link on disk; linkdir/: a directory entry over a link; deep/ok.txt: fine.
+  const blocks = [rawTar([{ name: 'cachedir/evil', text: 'evil\n' }, { name: 'deep/ok.txt', text: 'ok\n' }]).subarray(0, -1024)];
+  const dir = new Header({ path: 'linkdir/', mode: 0o755, size: 0, mtime: new Date(0), type: 'Directory' });
+  dir.encode();
+  blocks.push(dir.block, rawTar([{ name: 'linkdir/inner/evil2', text: 'evil\n' }]));
+  fs.writeFileSync(archive, Buffer.concat(blocks));
+
+  for (const args of [['--mode', 'extract'], ['--into', app]]) {
+    const r = start(app, ['--archive', archive, ...args, '--', 'node', 'app.js']);
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.strictEqual(r.stdout, 'app ran\n');
+    assert.deepStrictEqual(fs.readdirSync(elsewhere), [], 'nothing written through the links');
+    const lines = warnings(r.stderr);
+    assert.strictEqual(lines.length, 1, r.stderr);
+    assert.match(lines[0], /^coldstart: warning: not written through symlinks already in .*: cachedir\/evil, linkdir, linkdir\/inner\/evil2$/);
+    assert.strictEqual(fs.readFileSync(path.join(app, 'deep', 'ok.txt'), 'utf8'), 'ok\n');
+    assert.ok(fs.lstatSync(path.join(app, 'cachedir')).isSymbolicLink(), 'the link is left as it was');
+  }
+});
+
+test('start --mode extract: a symlink at the temp name of a replaced file is never followed', (t) => {
+  const { extractArchive } = require('../lib/start/extract.js');
+  const base = tempBase(t);
+  const into = path.join(base, 'app');
+  fs.mkdirSync(into);
+  fs.writeFileSync(path.join(into, 'a.txt'), 'old\n');
+  fs.writeFileSync(path.join(base, 'victim.txt'), 'untouched\n');
+  // The temp name the replacement uses, planted as a link to a file outside.
+  fs.symlinkSync(path.join(base, 'victim.txt'), path.join(into, `a.txt.coldstart-${process.pid}`));
+  const result = extractArchive(rawTar([{ name: 'a.txt', text: 'new\n' }]), into);
+  assert.strictEqual(result.files, 1);
+  assert.strictEqual(fs.readFileSync(path.join(into, 'a.txt'), 'utf8'), 'new\n');
+  assert.strictEqual(fs.readFileSync(path.join(base, 'victim.txt'), 'utf8'), 'untouched\n');
+});
+
+test('start --into: an archive without the entry still starts the app, from the working directory', (t) => {
+  const base = tempBase(t);
+  const app = path.join(base, 'app');
+  fs.mkdirSync(path.join(app, 'lib'), { recursive: true });
+  fs.writeFileSync(path.join(app, 'app.js'), "console.log(require('./lib/greet.js') + ' from ' + process.cwd());\n");
+  fs.writeFileSync(path.join(app, 'lib', 'greet.js'), "module.exports = 'hello';\n");
+  const archive = path.join(base, 'partial.tar');
+  writeArchive({ root: app, files: ['lib/greet.js'], out: archive });
+  const into = path.join(base, 'tmpfs', 'app');
+
+  // The other modes start it: so must --into.
+  for (const mode of ['memory', 'extract']) {
+    const r = start(app, ['--archive', archive, '--mode', mode, '-q', '--', 'node', 'app.js']);
+    assert.strictEqual(r.code, 0, `${mode}: ${r.stderr}`);
+  }
+  const r = start(app, ['--archive', archive, '--into', into, '--', 'node', 'app.js']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.strictEqual(r.stdout, `hello from ${app}\n`);
+  const lines = warnings(r.stderr);
+  assert.strictEqual(lines.length, 1, r.stderr);
+  assert.match(lines[0], /^coldstart: warning: app\.js is not in .*partial\.tar; starting the app from the working directory, not .*tmpfs\/app$/);
+});
+
+test('start --into: an archive with the entry runs the app from DIR', (t) => {
+  const base = tempBase(t);
+  const app = path.join(base, 'app');
+  fs.mkdirSync(app);
+  fs.writeFileSync(path.join(app, 'app.js'), "console.log('cwd ' + process.cwd() + ' file ' + __filename);\n");
+  const archive = path.join(base, 'whole.tar');
+  writeArchive({ root: app, files: ['app.js'], out: archive });
+  const into = path.join(base, 'tmpfs', 'app');
+  const r = start(app, ['--archive', archive, '--into', into, '-q', '--', 'node', 'app.js']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.strictEqual(r.stdout, `cwd ${into} file ${path.join(into, 'app.js')}\n`);
+  assert.strictEqual(r.stderr, '');
+});

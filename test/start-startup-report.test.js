@@ -1,0 +1,72 @@
+'use strict';
+// The startup report of a cold start in production: COLDSTART_REPORT=stderr gives one JSON line a
+// log pipeline keeps, =FILE a file; from `coldstart start` or, for any app, a --require preload.
+// Off unless asked for.
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const { copyFixture, runCli, rm, BIN, REPO } = require('./helpers/app.js');
+
+const EXIT_ON_LISTEN = path.join(__dirname, 'helpers', 'exit-on-listen.js');
+const PRELOAD = path.join(REPO, 'lib', 'in-app', 'report-preload.cjs');
+
+const reportLines = (stderr) => stderr.split('\n').filter((l) => l.startsWith('{"coldstart":"startup-report"'));
+
+function checkReport(doc) {
+  assert.strictEqual(doc.schema, 1);
+  assert.strictEqual(doc.node, process.version);
+  const { archiveReady, firstModule, ready } = doc.phases;
+  assert.ok(firstModule > 0 && firstModule <= ready, JSON.stringify(doc.phases));
+  if (archiveReady !== null) assert.ok(archiveReady <= firstModule, JSON.stringify(doc.phases));
+  assert.strictEqual(doc.readyAt, ready);
+  const sum = doc.packages.reduce((s, p) => s + p.ms, 0);
+  assert.ok(sum <= doc.readyAt, `package times (${sum} ms) fit in the time to ready (${doc.readyAt} ms)`);
+  assert.strictEqual(doc.packages.reduce((s, p) => s + p.modules, 0), doc.modules);
+  assert.deepStrictEqual(doc.packages.map((p) => p.ms), [...doc.packages.map((p) => p.ms)].sort((a, b) => b - a), 'slowest first');
+}
+
+test('start with COLDSTART_REPORT=stderr: one JSON line with phases in order, packages within readyAt, code cache hits', async () => {
+  const dir = copyFixture('express-app');
+  try {
+    const r = await runCli(['pack', '-q', '--code-cache', '--out', 'startup.tar', '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const run = (env) => spawnSync(process.execPath, [BIN, 'start', '-q', '--archive', 'startup.tar', '--', 'node', '-r', EXIT_ON_LISTEN, 'server.js'],
+      { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+    const off = run({});
+    assert.strictEqual(off.status, 0, off.stderr);
+    assert.deepStrictEqual(reportLines(off.stderr), [], 'off unless asked for');
+
+    const on = run({ COLDSTART_REPORT: 'stderr' });
+    assert.strictEqual(on.status, 0, on.stderr);
+    const lines = reportLines(on.stderr);
+    assert.strictEqual(lines.length, 1, on.stderr);
+    const doc = JSON.parse(lines[0]);
+    checkReport(doc);
+    assert.ok(doc.phases.archiveReady > 0);
+    assert.strictEqual(doc.archive, 'startup.tar');
+    assert.ok(doc.packages.some((p) => p.name === 'express'), JSON.stringify(doc.packages));
+    assert.ok(doc.codeCache.hits > 10 && doc.codeCache.rejected === 0, JSON.stringify(doc.codeCache));
+    assert.deepStrictEqual(doc.fromDisk, []);
+  } finally { rm(dir); }
+});
+
+test('the preload writes the same report for an app not started by coldstart start; nothing without COLDSTART_REPORT', () => {
+  const dir = copyFixture('express-app');
+  try {
+    const file = path.join(dir, 'startup-report.json');
+    const run = (env) => spawnSync(process.execPath, ['-r', PRELOAD, '-r', EXIT_ON_LISTEN, 'server.js'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+    const off = run({});
+    assert.strictEqual(off.status, 0, off.stderr);
+    assert.ok(!fs.existsSync(file));
+    const on = run({ COLDSTART_REPORT: file });
+    assert.strictEqual(on.status, 0, on.stderr);
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+    checkReport(doc);
+    assert.strictEqual(doc.phases.archiveReady, null);
+    assert.strictEqual(doc.codeCache, null);
+    assert.ok(doc.packages.some((p) => p.name === 'express'));
+    assert.ok(!fs.existsSync(`${file}.tmp`));
+  } finally { rm(dir); }
+});

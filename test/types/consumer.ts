@@ -1,0 +1,17 @@
+// A TypeScript program using coldstart's API as an app would: compiled with `tsc --noEmit`.
+import { capture, profile, pack, summarize, type CaptureOptions, type StartupReport } from 'coldstart';
+
+const options: CaptureOptions = { command: ['node', 'server.js'], until: { mode: 'duration', ms: 2000 }, esm: 'auto' };
+
+async function main(): Promise<number> {
+  const result = await capture({ ...options, profile: false });
+  const slowest = result.modules.sort((a, b) => b.selfMs - a.selfMs)[0];
+  const { report, profile: cpu } = await profile(options);
+  const ready: number = report.readyAt;
+  const byPackage: StartupReport['packages'] = report.packages;
+  const written = pack({ root: result.root, files: result.files.map((f) => f.path), out: 'startup.tar' });
+  const stats = summarize([ready, result.readyAt]);
+  return (stats.median ?? 0) + written.archiveBytes + byPackage.length + (cpu ? cpu.samples.length : 0) + (slowest ? slowest.inclusiveMs : 0);
+}
+
+void main();
