@@ -41,6 +41,13 @@ export interface CaptureOptions {
   force?: AbortSignal;
   /** Only the ready moment (benchmarks): no inspector, no module data. */
   timingOnly?: boolean;
+  /** Keep recording modules and file reads this long (ms) after the ready moment (pack --settle). */
+  settleMs?: number;
+  /**
+   * A window after the ready moment (profile --after): the app runs on `ms` under a profile of its
+   * own; with `requests`, coldstart sends them to the app's address, `rate` per second (default 2).
+   */
+  after?: { ms: number; requests?: Array<{ method: string; path: string }>; rate?: number };
 }
 
 /** One module load as the app's loader did it, times in ms on the readyAt clock. */
@@ -162,6 +169,8 @@ export interface StartupReport {
   builtins: string[];
   /** What startup waited on (outbound connections, requests, child processes); null when not recorded. */
   network: ReportNetwork | null;
+  /** The window after the ready moment (profile --after); null without one. */
+  afterReady: AfterReadyReport | null;
   /** Changes that would save startup time; empty without coverage. */
   advice: ReportAdvice[];
   artifacts: Record<string, string>;
@@ -264,6 +273,47 @@ export interface ReportNetwork {
   connections: ReportConnection[];
   requests: ReportRequest[];
   children: ReportChildProcess[];
+  /** Requests the app served. */
+  served: Array<{ method: string; path: string; status: number | null; phase: 'startup' | 'after-ready'; startMs: number; endMs: number | null; totalMs: number | null }>;
+}
+
+/** Code that used the CPU: a function by total time (its callees included), or one of V8's own entries. */
+export interface CpuUser {
+  functionName: string;
+  file: string | null;
+  line: number | null;
+  ms: number;
+}
+
+/** Outbound requests to one host in one phase, and the connections they opened. */
+export interface ConnectionReuse {
+  host: string;
+  port: number | null;
+  requests: number;
+  newConnections: number;
+  reused: number;
+  /** DNS, connect and TLS time the new connections paid, in all and per connection. */
+  setupMs: number;
+  setupMsPerConnection: number | null;
+}
+
+export interface AfterReadyReport {
+  durationMs: number;
+  /** Requests the app served in the window. */
+  requests: number;
+  routes: Array<{ method: string; path: string; count: number; statuses: Record<string, number>; medianMs: number | null }>;
+  /** coldstart's own requests (--request); null when the user drove the app. */
+  sent: { count: number; answered: number; errors: Record<string, number> } | null;
+  /** CPU (not idle) in the window, in requests and while none was in flight; null without a profile. */
+  cpuMs: number | null;
+  inRequestCpuMs: number | null;
+  outsideRequestsCpuMs: number | null;
+  outside: CpuUser[];
+  inside: CpuUser[];
+  connections: ConnectionReuse[];
+  findings: Array<
+    | { kind: 'cpu-outside-requests'; subject: string; ms: number; share: number; fix: string }
+    | { kind: 'no-connection-reuse'; subject: string; requests: number; newConnections: number; msPerRequest: number | null; fix: string }>;
 }
 
 export interface ReportConnection {

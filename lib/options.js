@@ -64,6 +64,41 @@ function parseCount(value, flag, min = 1) {
   return n;
 }
 
+/** --request "GET /path" -> { method, path }: a method and a path on the app, nothing else. */
+function parseRequestLine(value) {
+  const m = /^\s*([A-Za-z]+)\s+(\/\S*)\s*$/.exec(String(value));
+  if (!m) throw new UsageError(`invalid --request "${value}": use a method and a path, such as "GET /" or "POST /api/items"`);
+  return { method: m[1].toUpperCase(), path: m[2] };
+}
+
+/** --rate: requests per second, more than 0, at most 1000. */
+function parseRate(value) {
+  const n = Number(value);
+  if (!(n > 0) || n > 1000) throw new UsageError(`invalid --rate "${value}": requests per second, more than 0 and at most 1000`);
+  return n;
+}
+
+/**
+ * --after, --request and --rate: the window after the ready moment, or null without one. A
+ * --request without --after gets a 5 s window; either needs an app that runs on after its ready
+ * moment, and --request one that listens.
+ */
+function afterWindowFromArgv(argv) {
+  const requests = [].concat(argv.request || []).map(parseRequestLine);
+  if (argv.after == null && !requests.length) {
+    if (argv.rate != null) throw new UsageError('--rate paces --request: give a --request too');
+    return null;
+  }
+  const until = parseUntil(argv.until);
+  if (until.mode === 'exit') throw new UsageError(`${argv.after != null ? '--after' : '--request'} needs an app that runs on after its ready moment: not with --until exit`);
+  if (requests.length && until.mode === 'duration') throw new UsageError('--request sends requests to the address the app listens on: use a ready moment that listens (--until listen or http:/path)');
+  return {
+    ms: argv.after != null ? parseDuration(argv.after, '--after') : 5000,
+    requests,
+    rate: argv.rate != null ? parseRate(argv.rate) : 2,
+  };
+}
+
 /** Declares the capture flags on a command's yargs builder. */
 function captureOptions(yargs) {
   return yargs
@@ -89,4 +124,4 @@ function captureOptionsFromArgv(argv, ctx) {
   };
 }
 
-module.exports = { parseDuration, parseUntil, parseInterval, parseCount, parseEsm, captureOptions, captureOptionsFromArgv };
+module.exports = { afterWindowFromArgv, parseDuration, parseUntil, parseInterval, parseCount, parseEsm, captureOptions, captureOptionsFromArgv };

@@ -7,37 +7,10 @@ const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const https = require('https');
-const { execFileSync } = require('child_process');
 const { copyFixture, runCli, rm } = require('./helpers/app.js');
+const { makeCertificate, startServer } = require('./helpers/https-backend.js');
 
 const COUNT = 4;
-
-/** A key and self-signed certificate for localhost, or null when there is no openssl. */
-function makeCertificate(dir) {
-  const key = path.join(dir, 'key.pem');
-  const cert = path.join(dir, 'cert.pem');
-  try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost'],
-    { stdio: 'ignore' });
-  } catch {
-    return null;
-  }
-  return { key, cert };
-}
-
-/** An HTTPS server on 127.0.0.1 that answers after 5 ms; closeEach: every response closes its connection. */
-async function startServer(pems, closeEach) {
-  const server = https.createServer({ key: fs.readFileSync(pems.key), cert: fs.readFileSync(pems.cert) }, (req, res) => {
-    if (closeEach) res.setHeader('connection', 'close');
-    setTimeout(() => res.end(JSON.stringify({ path: req.url })), 5);
-  });
-  server.tlsConnections = 0;
-  server.on('secureConnection', () => { server.tlsConnections++; });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
-}
 
 async function profileWith(keepAlive) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-net-'));
@@ -116,6 +89,7 @@ test('keep-alive: every request recorded, one new connection per client, the res
   assert.match(r.stdout, /child process sh -c sleep 0\.02 +[\d.]+ ms/);
   assert.match(r.stdout, /GET https:\/\/localhost:\d+\/(config|flags) 200 +[\d.]+ ms +\(dns \d+, connect \d+, tls \d+, first byte \d+\) +new connection/);
   assert.match(r.stdout, /\(first byte \d+\) +reused/);
+  assert.doesNotMatch(r.stdout, /opened \d+ new connections/, 'connections were reused: no finding');
   assert.match(html, /id="waited-on"/);
   assert.match(html, /\/flags/);
 });
@@ -133,4 +107,6 @@ test('without keep-alive: each request opens its own connection', async (t) => {
   assertOrdered(net, report.readyAt);
   assert.match(r.stdout, /Waited on \(8 requests, 8 new connections, 0 reused, 1 child process\)/);
   assert.doesNotMatch(r.stdout, /\breused$/m);
+  // Every request to one host opened its own connection: the summary says what that cost.
+  assert.match(r.stdout, /8 requests to localhost:\d+ opened 8 new connections \([\d.]+ ms each for DNS, connect and TLS\): keep one client/);
 });

@@ -185,9 +185,23 @@ function normaliseRanges(ranges) {
   return merged;
 }
 
-/** How much of [t, t + weight) falls inside the windows. */
-function weightInside(t, weight, windows) {
+/**
+ * How much of [t, t + weight) falls inside the windows; byStamp: all of it when the sample was
+ * taken inside one (the stack it shows is what ran then), else none.
+ */
+function weightInside(t, weight, windows, byStamp = false) {
   if (!windows) return weight;
+  if (byStamp) {
+    // The windows are merged and sorted: the last one that starts at or before t decides.
+    let lo = 0;
+    let hi = windows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (windows[mid].start <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 && t < windows[lo - 1].end ? weight : 0;
+  }
   let inside = 0;
   for (const w of windows) {
     if (w.start >= t + weight) break;
@@ -239,12 +253,13 @@ function categoryOfStack(leafId, { nodes, parents }) {
  * from its stack, leaf to root: the first resolve/read/compile loader frame wins; otherwise
  * `execute` if any frame is the app's or a package's code; otherwise gc/idle/other by the leaf.
  * @param {object} profile { nodes, startTime, endTime, samples, timeDeltas }, times in µs
- * @param {{ ranges?: Array<{start: number, end: number}> }} [options] count only these windows
- *   (µs on the profile clock, end exclusive); samples are clipped to them
+ * @param {{ ranges?: Array<{start: number, end: number}>, byStamp?: boolean }} [options] count only
+ *   these windows (µs on the profile clock, end exclusive); samples are clipped to them, or with
+ *   byStamp counted whole when taken inside one (for many short windows, such as requests)
  * @returns {{ totalMs: number, categories: Record<'resolve'|'read'|'compile'|'execute'|'gc'|'idle'|'other', number>,
  *   samples: number }} ms per category, summing to totalMs; samples = samples counted
  */
-function categorize(profile, { ranges } = {}) {
+function categorize(profile, { ranges, byStamp } = {}) {
   const index = indexNodes(profile);
   const windows = normaliseRanges(ranges);
   const micros = Object.fromEntries(CATEGORIES.map((c) => [c, 0]));
@@ -252,7 +267,7 @@ function categorize(profile, { ranges } = {}) {
   let total = 0;
   let counted = 0;
   for (const sample of timedSamples(profile)) {
-    const weight = weightInside(sample.t, sample.weight, windows);
+    const weight = weightInside(sample.t, sample.weight, windows, byStamp);
     if (windows && weight <= 0) continue;
     let category = cache.get(sample.id);
     if (category === undefined) cache.set(sample.id, (category = categoryOfStack(sample.id, index)));
@@ -303,4 +318,49 @@ function topFunctions(profile, n = 10, { ranges } = {}) {
     .map(({ functionName, url, lineNumber, self }) => ({ functionName, url, lineNumber, selfMs: self / 1000 }));
 }
 
-module.exports = { categorize, topFunctions, timedSamples, CATEGORIES };
+/**
+ * The app's and its packages' functions by total time (their own and their callees'): a timer
+ * callback that calls a helper holds the helper's time too, so the work is named by what started
+ * it. A sample with no such function on its stack counts for its leaf when that is one of V8's
+ * own ((garbage collector), (program)) and for "(Node.js internals)" otherwise; (idle) and
+ * coldstart's own frames are left out.
+ * @returns {Array<{ functionName: string, url: string, lineNumber: number|null, totalMs: number }>}
+ *   lineNumber 1-based, null for V8's own entries
+ */
+function functionTotals(profile, n = 10, { ranges, byStamp } = {}) {
+  const index = indexNodes(profile);
+  const windows = normaliseRanges(ranges);
+  const byFrame = new Map();
+  const add = (frame, weight) => {
+    const key = `${frame.functionName}\0${frame.url}\0${frame.lineNumber}\0${frame.columnNumber}`;
+    let entry = byFrame.get(key);
+    if (!entry) {
+      const lineNumber = Number.isInteger(frame.lineNumber) && frame.lineNumber >= 0 ? frame.lineNumber + 1 : null;
+      byFrame.set(key, (entry = { functionName: frame.functionName || '(anonymous)', url: frame.url || '', lineNumber, total: 0 }));
+    }
+    entry.total += weight;
+  };
+  for (const sample of timedSamples(profile)) {
+    const leaf = index.nodes.get(sample.id);
+    if (!leaf || frameOf(leaf).functionName === '(idle)') continue;
+    const weight = weightInside(sample.t, sample.weight, windows, byStamp);
+    if (weight <= 0) continue;
+    const frames = new Map();
+    let own = false;
+    for (let id = sample.id; id !== undefined && index.nodes.has(id) && !frames.has(id); id = index.parents.get(id)) {
+      const frame = frameOf(index.nodes.get(id));
+      if (isUserFrame(frame)) frames.set(id, frame);
+      else if (frame.url && !frame.url.startsWith('node:')) own = true;
+    }
+    const distinct = new Map([...frames.values()].map((f) => [`${f.functionName}\0${f.url}\0${f.lineNumber}\0${f.columnNumber}`, f]));
+    if (distinct.size) for (const frame of distinct.values()) add(frame, weight); // a recursive function once
+    else if (frameOf(leaf).functionName.startsWith('(')) add(frameOf(leaf), weight);
+    else if (!own) add({ functionName: '(Node.js internals)', url: '', lineNumber: -1, columnNumber: -1 }, weight);
+  }
+  return [...byFrame.values()]
+    .sort((a, b) => b.total - a.total || a.functionName.localeCompare(b.functionName))
+    .slice(0, Math.max(0, n))
+    .map(({ total, ...f }) => ({ ...f, totalMs: total / 1000 }));
+}
+
+module.exports = { categorize, functionTotals, topFunctions, timedSamples, CATEGORIES };

@@ -8,9 +8,13 @@
 const round = (n) => (n == null ? null : Math.round(n * 100) / 100);
 const span = (from, to) => (from == null || to == null ? null : round(Math.max(0, to - from)));
 
-/** report.json's `network` from CaptureResult.network; null when the capture has none. */
-function networkReport(network, phase = 'startup') {
+/**
+ * report.json's `network` from CaptureResult.network; null when the capture has none. What began
+ * after `readyAt` (profile --after) is in the phase "after-ready", the rest in "startup".
+ */
+function networkReport(network, readyAt = Infinity) {
   if (!network) return null;
+  const phaseOf = (startMs) => (startMs != null && startMs > readyAt ? 'after-ready' : 'startup');
   const connections = (network.connections || []).map((c) => {
     const dnsEnd = c.dnsEndMs ?? (c.connectEndMs != null ? c.startMs : null); // no lookup: an IP address
     return {
@@ -20,7 +24,7 @@ function networkReport(network, phase = 'startup') {
       port: c.port,
       address: c.address,
       tls: c.tls,
-      phase,
+      phase: phaseOf(c.startMs),
       startMs: round(c.startMs),
       dnsMs: span(c.startMs, dnsEnd),
       connectMs: span(dnsEnd, c.connectEndMs),
@@ -42,7 +46,7 @@ function networkReport(network, phase = 'startup') {
     host: r.host,
     path: r.path,
     status: r.status,
-    phase,
+    phase: phaseOf(r.startMs),
     startMs: round(r.startMs),
     firstByteMs: round(r.firstByteMs),
     endMs: round(r.endMs),
@@ -55,13 +59,18 @@ function networkReport(network, phase = 'startup') {
   const children = (network.children || []).map((c) => ({
     command: c.command,
     pid: c.pid,
-    phase,
+    phase: phaseOf(c.startMs),
     startMs: round(c.startMs),
     endMs: round(c.endMs),
     totalMs: span(c.startMs, c.endMs),
     exitCode: c.exitCode,
   }));
-  return { connections, requests, children };
+  // Requests the app served (after its ready moment, but a service may answer before it).
+  const served = (network.served || []).map((r) => ({
+    method: r.method, path: r.path, status: r.status, phase: phaseOf(r.startMs),
+    startMs: round(r.startMs), endMs: round(r.endMs), totalMs: span(r.startMs, r.endMs),
+  }));
+  return { connections, requests, children, served };
 }
 
 function hostPort(r, conn) {
@@ -79,6 +88,7 @@ function waitedOn(network, readyAt, n = 5) {
   if (!network) return [];
   const items = [];
   for (const r of network.requests) {
+    if (r.phase === 'after-ready') continue;
     const conn = r.connection == null ? null : network.connections[r.connection];
     const ms = r.totalMs ?? span(r.startMs, readyAt);
     const parts = [];
@@ -99,6 +109,7 @@ function waitedOn(network, readyAt, n = 5) {
     });
   }
   for (const c of network.children) {
+    if (c.phase === 'after-ready') continue;
     items.push({
       kind: 'child', label: `child process ${c.command.join(' ')}`, ms: c.totalMs ?? span(c.startMs, readyAt),
       open: c.endMs == null, parts: [], connection: null,
@@ -107,11 +118,12 @@ function waitedOn(network, readyAt, n = 5) {
   return items.filter((i) => i.ms != null).sort((a, b) => b.ms - a.ms).slice(0, n);
 }
 
-/** Requests, new connections and reused ones, for a one-line count. */
-function networkCounts(network) {
+/** Requests, new connections and reused ones of one phase, for a one-line count. */
+function networkCounts(network, phase = 'startup') {
   if (!network) return null;
-  const reused = network.requests.filter((r) => r.reused).length;
-  return { requests: network.requests.length, connections: network.connections.length, reused, children: network.children.length };
+  const of = (list) => list.filter((x) => (x.phase || 'startup') === phase);
+  const requests = of(network.requests);
+  return { requests: requests.length, connections: of(network.connections).length, reused: requests.filter((r) => r.reused).length, children: of(network.children).length };
 }
 
 module.exports = { networkReport, waitedOn, networkCounts };

@@ -41,6 +41,7 @@ function buildReport(result, extra = {}) {
     };
   });
   const bytes = result.files.reduce((sum, f) => sum + f.bytes, 0);
+  const network = result.network ? require('./network-waits.js').networkReport(result.network, result.readyAt) : null;
   return {
     schema: SCHEMA_VERSION,
     command: result.command,
@@ -62,7 +63,8 @@ function buildReport(result, extra = {}) {
     packages: packageTotals(modules, new Map(result.files.map((f) => [f.path, f.bytes]))),
     modules,
     builtins: result.builtins || [],
-    network: result.network ? require('./network-waits.js').networkReport(result.network) : null,
+    network,
+    afterReady: result.afterReady ? afterReadyOf(result, network, show) : null,
     advice: adviceOf(result, extra.readSource),
     artifacts: extra.artifacts || {},
   };
@@ -74,6 +76,13 @@ function timeApart(result) {
   const { gcByModule } = require('./module-gc.js');
   const { startUs, pausedUs } = result.clock;
   return gcByModule(result.modules, result.profile, (ms) => startUs + pausedUs + ms * 1000);
+}
+
+/** The window after the ready moment (profile --after): CPU in and outside requests, reuse. */
+function afterReadyOf(result, network, show) {
+  const { afterReadyReport } = require('./after-ready.js');
+  const { startUs, pausedUs } = result.clock;
+  return afterReadyReport(result.afterReady, network, { toProfileUs: (ms) => startUs + pausedUs + ms * 1000, show });
 }
 
 function countBy(list, key) {

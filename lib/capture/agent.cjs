@@ -121,6 +121,7 @@ function start() {
     esmPort: null,
     waitMs: 0,
     held: false,
+    releasedUs: 0,
   };
   globalThis[KEY] = {
     finish,
@@ -328,6 +329,7 @@ function start() {
       readyUs,
       readyAt: msSinceStart(readyUs),
       waitMs: state.waitMs,
+      releasedUs: state.releasedUs,
       mainFile: (require.main && require.main.filename) || (process.argv[1] && path.resolve(process.argv[1])) || null,
       cwd: process.cwd(),
       modules: state.modules.map((m) => ({
@@ -363,7 +365,8 @@ function start() {
     const data = snapshot(reason, extra);
     // pack --settle: files loaded shortly after the ready moment still count (snapshot() later).
     if (process.env.COLDSTART_SETTLE !== '1' || !hold) state.recording = false;
-    if (network) network.stop();
+    // profile --after: what the app waits on and serves after its ready moment is recorded too.
+    if (network && process.env.COLDSTART_AFTER !== '1') network.stop();
     const binding = globalThis.__coldstartReady;
     // hold=false: the CLI itself asked (Runtime.evaluate) and reads the result directly.
     if (hold && typeof binding === 'function') {
@@ -386,6 +389,7 @@ function start() {
       if (turn % 10 === 0 && !cliAlive()) return letGo();
       Atomics.wait(signal, 0, 0, 1);
     }
+    state.releasedUs = hrNow(); // a later profile (profile --after) starts here
     const binding = globalThis.__coldstartReady;
     if (typeof binding === 'function') binding('{"reason":"resumed"}');
   }

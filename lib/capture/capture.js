@@ -13,6 +13,7 @@ const { trimProfile } = require('./trim-profile.js');
 const { moduleRecords } = require('./module-records.js');
 const { CommandError } = require('../errors.js');
 const { readyMomentEnv } = require('../in-app/ready-moment.cjs');
+const { driveRequests, targetOf } = require('./request-driver.js');
 
 /**
  * @typedef {object} CaptureOptions
@@ -35,6 +36,10 @@ const { readyMomentEnv } = require('../in-app/ready-moment.cjs');
  * @property {boolean} [timingOnly]    only the ready moment (benchmarks): no inspector, no module data
  * @property {number} [settleMs]       keep recording modules and file reads this long after the ready
  *   moment, the app running on (pack --settle); readyAt stays the ready moment
+ * @property {{ ms: number, requests?: Array<{method: string, path: string}>, rate?: number }} [after]
+ *   a window after the ready moment (profile --after): the app runs on this long under a profile of
+ *   its own while its requests and outbound network are recorded; with `requests`, coldstart sends
+ *   them to the app's address, `rate` per second (default 2), in turn
  */
 
 /**
@@ -75,6 +80,7 @@ async function capture(options) {
     esm: options.esm,
     timingOnly: options.timingOnly,
     settleMs: options.settleMs,
+    afterMs: options.after ? options.after.ms : 0,
     stdout: options.stdout,
     stderr: options.stderr,
   });
@@ -176,7 +182,14 @@ async function capture(options) {
       const covered = await what.session.takeCoverage(); // still held: no request has run yet
       const cpuProfile = profile ? await what.session.stopProfile() : null;
       const payload = options.settleMs ? await afterSettling(what.session, what.payload) : what.payload;
-      return buildResult(payload, cpuProfile, false, await ancestorsOf(what.session), covered);
+      const ancestors = await ancestorsOf(what.session);
+      const after = options.after ? await afterReadyWindow(what.session, payload) : null;
+      const result = buildResult(payload, cpuProfile, false, ancestors, covered);
+      if (after) {
+        result.network = after.network || result.network;
+        result.afterReady = { startMs: after.startMs, endMs: after.endMs, profile: after.profile, sent: after.sent };
+      }
+      return result;
     }
     if (what.type === 'duration' || what.type === 'interrupted') {
       const session = firstSession();
@@ -224,6 +237,35 @@ async function capture(options) {
     if (!later) return payload; // the app ended meanwhile: what it had at the ready moment
     const { modules, esm, reads, resolutions, esmResolutions, builtins } = later;
     return { ...payload, modules, esm, reads, resolutions, esmResolutions, builtins };
+  }
+
+  // profile --after: the app runs on for after.ms under a second profile, coldstart sending the
+  // requests it was given; then what the agent recorded meanwhile (requests served, outbound network).
+  async function afterReadyWindow(session, payload) {
+    const { ms, requests = [], rate = 2 } = options.after;
+    if (profile) await session.startProfile();
+    await session.resume();
+    let sent = null;
+    if (requests.length) {
+      const target = targetOf(payload.address);
+      if (!target) throw new CommandError('--request: the app reported no address to send requests to');
+      sent = (await driveRequests({ target, requests, rate, durationMs: ms, signal: options.signal })).sent;
+    } else {
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        if (options.signal) options.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+      });
+    }
+    const later = await session.snapshotNow('after-ready').catch(() => null);
+    const rawAfter = profile && !session.closed ? await session.stopProfile().catch(() => null) : null;
+    // The profile starts while the app is still held at its ready moment: the hold is cut.
+    const afterProfile = rawAfter && later ? trimProfile(rawAfter, later.releasedUs, rawAfter.endTime) : null;
+    if (!later) throw new CommandError(`the app ended during the ${ms} ms after its ready moment (--after)${errorLine(proc.stderrTail()) ? ': ' + errorLine(proc.stderrTail()) : ''}`, { code: 'APP_FAILED' });
+    if (sent && sent.length && sent.every((r) => r.status == null)) {
+      const first = sent[0];
+      throw new CommandError(`the app answered none of the ${sent.length} requests after its ready moment: ${first.method} ${first.path}: ${first.error}`, { code: 'APP_FAILED' });
+    }
+    return { startMs: (later.releasedUs - later.startUs - later.pausedUs) / 1000, endMs: later.readyAt, network: later.network, profile: afterProfile, sent };
   }
 
   function untilLabel() {

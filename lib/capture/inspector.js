@@ -62,6 +62,11 @@ async function attach(announce, options) {
         throw err;
       }
     },
+    /** Starts the profiler again (the window after the ready moment: a profile of its own). */
+    async startProfile() {
+      await client.Profiler.start();
+      this.profiling = true;
+    },
     /**
      * Takes the function coverage gathered since the start and stops gathering; resolves to
      * [{ file, functions, called }] per script with a file URL (called: functions other than the

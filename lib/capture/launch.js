@@ -52,7 +52,8 @@ function lineFilter(onLine) {
 
 /**
  * @param {{command: string[], cwd: string, env: object, channel: string, until: string,
- *          esm?: string, stdout?: NodeJS.WritableStream, stderr?: NodeJS.WritableStream}} opts
+ *          esm?: string, timingOnly?: boolean, settleMs?: number, afterMs?: number,
+ *          stdout?: NodeJS.WritableStream, stderr?: NodeJS.WritableStream}} opts
  * @returns {{child, done: Promise<{code, signal}>, stderrTail: () => string[], kill: (pids?) => Promise<void>}}
  */
 function launch(opts) {
@@ -67,6 +68,7 @@ function launch(opts) {
   if (opts.esm) env.COLDSTART_ESM = opts.esm;
   if (opts.timingOnly) env.COLDSTART_TIMING = '1';
   if (opts.settleMs) env.COLDSTART_SETTLE = '1';
+  if (opts.afterMs) env.COLDSTART_AFTER = '1';
 
   const child = spawn(opts.command[0], opts.command.slice(1), {
     cwd: opts.cwd,

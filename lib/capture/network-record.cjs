@@ -11,6 +11,8 @@
 //    undici's `undici:request:create` / `:headers` / `:trailers` / `:error`, with
 //    `undici:client:sendHeaders` naming the socket.
 //  - child processes: the `child_process` channel (command, start, exit).
+//  - requests the app served (the window after ready): `http.server.request.start` to
+//    `http.server.response.finish` (or the response's 'close' when the client went away).
 // Times are kept as hrtime µs and converted on the agent's clock at snapshot.
 
 /**
@@ -24,6 +26,7 @@ function recordNetwork(now) {
   const connections = [];
   const requests = [];
   const children = [];
+  const served = [];
   const records = new WeakMap(); // http ClientRequest or undici request -> record
   let active = true;
   let pendingTls = 0; // undici connects announced whose tls.connect has not run yet
@@ -176,6 +179,20 @@ function recordNetwork(now) {
     child.once('exit', (code) => { rec.endUs = now(); rec.exitCode = code; });
   });
 
+  // requests the app served (express, fastify and koa all answer through http.Server)
+  on('http.server.request.start', ({ request, response }) => {
+    if (request.headers[PROBE_HEADER]) return;
+    const rec = { method: request.method, path: String(request.url || '/').split('?')[0], startUs: now(), endUs: null, status: null };
+    served.push(rec);
+    records.set(response, rec);
+    // A client that goes away ends the request without a finish.
+    response.once('close', () => { if (rec.endUs == null) rec.endUs = now(); });
+  });
+  on('http.server.response.finish', ({ response }) => {
+    const rec = records.get(response);
+    if (rec) { rec.endUs = now(); rec.status = response.statusCode; }
+  });
+
   function stop() {
     if (!active) return;
     active = false;
@@ -220,6 +237,7 @@ function recordNetwork(now) {
         reused: r.reused,
         error: r.error,
       })),
+      served: served.map((r) => ({ method: r.method, path: r.path, status: r.status, startMs: at(r.startUs), endMs: at(r.endUs) })),
       children: children.map((c) => ({
         command: [c.child.spawnfile, ...(c.child.spawnargs || []).slice(1)].filter((x) => x != null), pid: c.pid, startMs: at(c.startUs), endMs: at(c.endUs), exitCode: c.exitCode,
       })),

@@ -1,7 +1,7 @@
 'use strict';
 // coldstart profile -- <command>: capture + analyse + report.
 const path = require('path');
-const { parseInterval, captureOptions, captureOptionsFromArgv } = require('../options.js');
+const { afterWindowFromArgv, parseInterval, captureOptions, captureOptionsFromArgv } = require('../options.js');
 const { ensureWritableDir } = require('../output-target.js');
 
 module.exports = {
@@ -10,15 +10,20 @@ module.exports = {
   builder: (yargs) => captureOptions(yargs)
     .option('interval', { type: 'string', default: '1000', describe: 'CPU sampling interval in microseconds' })
     .option('coverage', { type: 'boolean', default: false, describe: 'record which functions ran before ready and advise modules to load lazily (costs up to ~15% of readyAt)' })
+    .option('after', { type: 'string', describe: 'keep profiling this long after the ready moment (e.g. 10s): CPU in and outside requests, what the app waited on, connection reuse' })
+    .option('request', { type: 'string', array: true, describe: 'send this request to the app during --after (repeatable), e.g. "GET /"; a 5 s window without --after' })
+    .option('rate', { type: 'string', describe: 'requests per second for --request (default 2)' })
     .option('keep-running', { type: 'boolean', default: false, describe: 'leave the app running after the capture' })
     .example('$0 profile -- node server.js', '')
     .example('# also advise which requires to make lazy', '').example('$0 profile --coverage -- node server.js', '')
+    .example('# CPU in and outside requests for 10 s after listen, GET / twice a second', '').example('$0 profile --after 10s --request "GET /" -- node server.js', '')
     .example('$0 profile --until exit -- node build.js', '')
     .example('$0 profile --json -- npm start', ''),
   async run(argv, ctx) {
     const interval = parseInterval(argv.interval);
     const outDir = path.resolve(ctx.cwd, argv.out || '.coldstart');
     const options = captureOptionsFromArgv(argv, ctx); // validates before the out dir is made
+    const after = afterWindowFromArgv(argv);
     const made = ensureWritableDir(outDir);
 
     const { capture } = require('../capture/capture.js');
@@ -29,6 +34,7 @@ module.exports = {
         ...options,
         interval,
         coverage: argv.coverage,
+        after,
         keepRunning: argv.keepRunning,
         signal: traps.signal,
         force: traps.force,

@@ -192,16 +192,17 @@ function renderAdvice(report) {
 /** What startup waited on: outbound requests (with the connection each opened) and child processes. */
 function renderWaitedOn(report) {
   const net = report.network;
-  if (!net || !(net.requests.length || net.children.length)) return '';
+  const atStartup = (x) => x.phase !== 'after-ready';
+  if (!net || !(net.requests.some(atStartup) || net.children.some(atStartup))) return '';
   const cell = (n) => `<td class="num">${esc(fmtMs(n))}</td>`;
-  const rows = net.requests.map((q) => {
+  const rows = net.requests.filter(atStartup).map((q) => {
     const c = q.connection == null ? null : net.connections[q.connection];
     const fresh = c && !q.reused;
     return `<tr><td>${esc(fmtMs(q.startMs))}</td><td><code>${esc(`${q.method} ${q.url}`)}</code>${q.error ? ` <em>${esc(q.error)}</em>` : ''}</td>` +
       `<td class="num">${esc(q.status ?? '–')}</td>${cell(q.totalMs)}${cell(fresh ? c.dnsMs : null)}${cell(fresh ? c.connectMs : null)}` +
       `${cell(fresh ? c.tlsMs : null)}${cell(q.ttfbMs)}<td>${c ? (q.reused ? 'reused' : `new #${c.id}`) : '–'}</td></tr>`;
   });
-  for (const ch of net.children) {
+  for (const ch of net.children.filter(atStartup)) {
     rows.push(`<tr><td>${esc(fmtMs(ch.startMs))}</td><td>child process <code>${esc(ch.command.join(' '))}</code></td>` +
       `<td class="num">${esc(ch.exitCode ?? '–')}</td>${cell(ch.totalMs)}<td colspan="5"></td></tr>`);
   }
@@ -210,6 +211,29 @@ function renderWaitedOn(report) {
   <div class="scroll"><table><thead><tr><th>start</th><th>what</th><th class="num">status</th><th class="num">total</th><th class="num">dns</th>
 <th class="num">connect</th><th class="num">tls</th><th class="num">first byte</th><th>connection</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table></div>
+</section>
+`;
+}
+
+/** The window after ready (profile --after): CPU in and outside requests, who used it, reuse. */
+function renderAfterReady(report) {
+  const a = report.afterReady;
+  if (!a) return '';
+  const users = (list) => list.map((f) => `<tr><td><code>${esc(f.functionName)}</code></td><td>${esc(f.file ? `${f.file}${f.line ? `:${f.line}` : ''}` : '')}</td>` +
+    `<td class="num">${esc(fmtMs(f.ms))}</td></tr>`).join('');
+  const hosts = a.connections.map((c) => `<tr><td><code>${esc(c.port ? `${c.host}:${c.port}` : c.host)}</code></td><td class="num">${c.requests}</td>` +
+    `<td class="num">${c.newConnections}</td><td class="num">${c.reused}</td><td class="num">${esc(fmtMs(c.setupMsPerConnection))}</td></tr>`).join('');
+  const findings = a.findings.map((f) => `<li>${esc(f.kind === 'cpu-outside-requests'
+    ? `${fmtMs(f.ms)} of CPU ran while no request was in flight: ${f.fix}`
+    : `${f.requests} requests to ${f.subject} opened ${f.newConnections} new connections: ${f.fix}`)}</li>`).join('');
+  const table = (title, body, head) => (body ? `<h3>${title}</h3><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>` : '');
+  const fnHead = '<th>function</th><th>where</th><th class="num">total</th>';
+  return `<section class="card" id="after-ready">
+  <h2>After ready <span class="muted small">${esc(fmtMs(a.durationMs))}, ${a.requests} requests served; CPU ${esc(fmtMs(a.cpuMs))}: in requests ${esc(fmtMs(a.inRequestCpuMs))}, outside requests ${esc(fmtMs(a.outsideRequestsCpuMs))}</span></h2>
+  ${findings ? `<ul>${findings}</ul>` : ''}
+  ${table('CPU outside requests', users(a.outside), fnHead)}
+  ${table('CPU in requests', users(a.inside), fnHead)}
+  ${table('Outbound connections', hosts, '<th>host</th><th class="num">requests</th><th class="num">new</th><th class="num">reused</th><th class="num">set-up each</th>')}
 </section>
 `;
 }
@@ -272,6 +296,7 @@ function renderReportHtml(report) {
 </section>
 
 ${renderWaitedOn(report)}
+${renderAfterReady(report)}
 <section class="card" id="timeline-section">
   <h2>Module loading, from process start to ready
     <label class="timeline-tools"><input type="checkbox" id="timeline-from-first"> start at the first module</label></h2>

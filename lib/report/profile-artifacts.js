@@ -1,6 +1,6 @@
 'use strict';
 // Writes what `coldstart profile` leaves behind: startup.cpuprofile,
-// startup-files.txt, report.json and report.html, each atomically.
+// startup-files.txt, report.json and report.html (and after-ready.cpuprofile with --after), each atomically.
 const fs = require('fs');
 const path = require('path');
 const { writeFileAtomic } = require('../write-atomic.js');
@@ -18,6 +18,11 @@ function writeProfileArtifacts(result, outDir, cwd) {
   if (result.profile) {
     artifacts.profile = path.join(outDir, 'startup.cpuprofile');
     writeFileAtomic(artifacts.profile, JSON.stringify(result.profile));
+  }
+  // profile --after: the window after the ready moment has a profile of its own.
+  if (result.afterReady && result.afterReady.profile) {
+    artifacts.afterReadyProfile = path.join(outDir, 'after-ready.cpuprofile');
+    writeFileAtomic(artifacts.afterReadyProfile, JSON.stringify(result.afterReady.profile));
   }
   artifacts.files = path.join(outDir, 'startup-files.txt');
   writeFileAtomic(artifacts.files, result.files.map((f) => f.path).join('\n') + (result.files.length ? '\n' : ''));

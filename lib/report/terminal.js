@@ -59,6 +59,7 @@ function renderProfileSummary(report, opts = {}) {
   }
 
   lines.push(...waitedOnLines(report, c));
+  lines.push(...afterReadyLines(report, c));
 
   if (h.topPackages.length) {
     lines.push('', c.bold('Top packages') + c.dim(' (own time; load = wall time with dependencies)'));
@@ -82,6 +83,7 @@ function renderProfileSummary(report, opts = {}) {
   const a = opts.artifacts || {};
   lines.push('', c.bold('Written'));
   if (a.profile) lines.push(`  ${a.profile}`);
+  if (a.afterReadyProfile) lines.push(`  ${a.afterReadyProfile}`);
   if (a.files) lines.push(`  ${a.files}`);
   if (a.report) lines.push(`  ${a.report}`);
   if (a.html) lines.push(`  ${a.html}`);
@@ -122,6 +124,40 @@ function waitedOnLines(report, c) {
     i.parts.length ? `(${i.parts.map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')})` : '',
     i.connection === 'new' ? 'new connection' : i.connection === 'reused' ? 'reused' : '',
   ]), ['l', 'r', 'l', 'l']));
+  const { connectionReuse, noReuseFindings } = require('../analyze/connection-reuse.js');
+  for (const f of noReuseFindings(connectionReuse(report.network, 'startup'))) lines.push(c.yellow(`  ${noReuseLine(f)}`));
+  return lines;
+}
+
+function noReuseLine(f) {
+  const cost = f.msPerRequest != null ? ` (${ms(f.msPerRequest)} each for DNS, connect and TLS)` : '';
+  return `${count(f.requests, 'request')} to ${f.subject} opened ${count(f.newConnections, 'new connection')}${cost}: ${f.fix}`;
+}
+
+/** "After ready" (profile --after): CPU in and outside requests, the code that used it, reuse. */
+function afterReadyLines(report, c) {
+  const a = report.afterReady;
+  if (!a) return [];
+  const sent = a.sent ? `; coldstart sent ${a.sent.count}, ${a.sent.answered} answered` : '';
+  const lines = ['', c.bold('After ready') + c.dim(` (${ms(a.durationMs)}, ${count(a.requests, 'request')} served${sent})`)];
+  if (a.sent && a.sent.answered < a.sent.count) {
+    lines.push(c.yellow(`  unanswered: ${Object.entries(a.sent.errors).map(([e, n]) => `${n} ${e}`).join(', ')}`));
+  }
+  if (a.cpuMs != null) {
+    const share = a.durationMs > 0 ? ` (${Math.round((a.outsideRequestsCpuMs / a.durationMs) * 100)}% of the window)` : '';
+    lines.push(`  CPU ${ms(a.cpuMs)}: in requests ${ms(a.inRequestCpuMs)}  ·  outside requests ${ms(a.outsideRequestsCpuMs)}${share}`);
+    const rows = (label, list) => {
+      if (!list.length) return;
+      lines.push(c.dim(`  ${label}`));
+      lines.push(table(list.slice(0, 5).map((f) => [`  ${f.functionName}`, f.file ? `${shorten(f.file, 50)}${f.line ? `:${f.line}` : ''}` : '', ms(f.ms)]), ['l', 'l', 'r']));
+    };
+    rows('outside requests', a.outside);
+    rows('in requests', a.inside);
+  }
+  for (const f of a.findings) {
+    if (f.kind === 'cpu-outside-requests') lines.push(c.yellow(`  ${ms(f.ms)} of CPU ran while no request was in flight: ${f.fix}`));
+    else lines.push(c.yellow(`  ${noReuseLine(f)}`));
+  }
   return lines;
 }
 

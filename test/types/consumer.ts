@@ -9,9 +9,11 @@ async function main(): Promise<number> {
   const { report, profile: cpu } = await profile(options);
   const ready: number = report.readyAt;
   const byPackage: StartupReport['packages'] = report.packages;
+  const after = (await profile({ ...options, until: { mode: 'listen' }, after: { ms: 5000, requests: [{ method: 'GET', path: '/' }] } })).report.afterReady;
+  const outsideMs: number = after && after.outsideRequestsCpuMs !== null ? after.outsideRequestsCpuMs : 0;
   const written = pack({ root: result.root, files: result.files.map((f) => f.path), out: 'startup.tar' });
   const stats = summarize([ready, result.readyAt]);
-  return (stats.median ?? 0) + written.archiveBytes + byPackage.length + (cpu ? cpu.samples.length : 0) + (slowest ? slowest.inclusiveMs : 0);
+  return (stats.median ?? 0) + written.archiveBytes + byPackage.length + (cpu ? cpu.samples.length : 0) + (slowest ? slowest.inclusiveMs : 0) + outsideMs;
 }
 
 void main();

@@ -1,0 +1,65 @@
+'use strict';
+// profile --request: coldstart itself sends requests to the app during the window after its ready
+// moment, at a steady rate over one keep-alive agent (as a load balancer would keep its
+// connections), so the app's work in and outside requests can be told apart.
+const http = require('http');
+
+/**
+ * Where to reach an app that listens on `address` (what server.address() gave): a Unix socket by
+ * its path, an unspecified address (all interfaces) on loopback.
+ * @returns {{ host?: string, port?: number, socketPath?: string }|null}
+ */
+function targetOf(address) {
+  if (typeof address === 'string') return { socketPath: address };
+  if (!address || !address.port) return null;
+  const any = !address.address || address.address === '::' || address.address === '0.0.0.0';
+  return { host: any ? '127.0.0.1' : address.address, port: address.port };
+}
+
+/**
+ * Sends the requests, in turn, `rate` per second, until `durationMs` has passed; a request still
+ * open then is abandoned. Resolves to one record per request sent.
+ * @param {{ target: object, requests: Array<{method: string, path: string}>, rate: number,
+ *   durationMs: number, signal?: AbortSignal }} options
+ * @returns {Promise<{ sent: Array<{ method: string, path: string, status: number|null, ms: number|null, error: string|null }>, ms: number }>}
+ */
+function driveRequests({ target, requests, rate, durationMs, signal }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  const sent = [];
+  const pending = new Set();
+  const startedAt = performance.now();
+  const count = Math.max(1, Math.floor((rate * durationMs) / 1000));
+  return new Promise((resolve) => {
+    let next = 0;
+    const timer = setInterval(send, 1000 / rate);
+    const end = setTimeout(done, durationMs);
+    if (signal) signal.addEventListener('abort', done, { once: true });
+    send(); // the first one at once: the window opens with traffic, as a platform's first request does
+    function send() {
+      if (next >= count) return clearInterval(timer);
+      const { method, path } = requests[next % requests.length];
+      next++;
+      const rec = { method, path, status: null, ms: null, error: null };
+      sent.push(rec);
+      const t0 = performance.now();
+      const req = http.request({ ...target, method, path, agent }, (res) => {
+        rec.status = res.statusCode;
+        res.resume();
+        res.once('end', () => { rec.ms = performance.now() - t0; pending.delete(req); });
+      });
+      pending.add(req);
+      req.once('error', (err) => { rec.error = rec.error || err.code || err.message; pending.delete(req); });
+      req.end();
+    }
+    function done() {
+      clearInterval(timer);
+      clearTimeout(end);
+      for (const rec of sent) if (rec.status == null && !rec.error) rec.error = 'no answer within the window';
+      for (const req of pending) req.destroy();
+      agent.destroy();
+      resolve({ sent, ms: performance.now() - startedAt });
+    }
+  });
+}
+
+module.exports = { driveRequests, targetOf };
