@@ -273,6 +273,8 @@ export interface ReportNetwork {
   connections: ReportConnection[];
   requests: ReportRequest[];
   children: ReportChildProcess[];
+  /** Timers of more than 10 ms the app's code set; waited: fired before the ready moment. */
+  timers: Array<{ delayMs: number; at: string | null; phase: 'startup' | 'after-ready'; startMs: number; firedMs: number | null; totalMs: number | null; waited: boolean }>;
   /** Requests the app served. */
   served: Array<{ method: string; path: string; status: number | null; phase: 'startup' | 'after-ready'; startMs: number; endMs: number | null; totalMs: number | null }>;
 }

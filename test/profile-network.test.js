@@ -85,8 +85,13 @@ test('keep-alive: every request recorded, one new connection per client, the res
   assert.deepStrictEqual(child.command, ['sh', '-c', 'sleep 0.02']);
   assert.ok(child.pid > 0 && child.exitCode === 0 && child.phase === 'startup');
   assert.ok(child.totalMs >= 15 && child.endMs <= net.requests[0].startMs, JSON.stringify(child));
-  assert.match(r.stdout, /Waited on \(8 requests, 2 new connections, 6 reused, 1 child process\)/);
+  assert.match(r.stdout, /Waited on \(8 requests, 2 new connections, 6 reused, 1 child process, 2 timers\)/);
   assert.match(r.stdout, /child process sh -c sleep 0\.02 +[\d.]+ ms/);
+  // The two timers startup awaited, where they were set, each at least as long as its delay.
+  const timers = net.timers.filter((x) => x.waited);
+  assert.deepStrictEqual(timers.map((x) => [x.delayMs, x.at]), [[30, 'server.js:26'], [20, 'server.js:27']]);
+  for (const x of timers) assert.ok(x.totalMs >= x.delayMs - 1 && x.firedMs <= report.readyAt, JSON.stringify(x));
+  assert.match(r.stdout, /timer of 30 ms set at server\.js:26 +[\d.]+ ms/);
   assert.match(r.stdout, /GET https:\/\/localhost:\d+\/(config|flags) 200 +[\d.]+ ms +\(dns \d+, connect \d+, tls \d+, first byte \d+\) +new connection/);
   assert.match(r.stdout, /\(first byte \d+\) +reused/);
   assert.doesNotMatch(r.stdout, /opened \d+ new connections/, 'connections were reused: no finding');
@@ -105,7 +110,7 @@ test('without keep-alive: each request opens its own connection', async (t) => {
   assert.ok(net.requests.every((q) => !q.reused));
   assert.deepStrictEqual(net.requests.map((q) => q.connection).sort((a, b) => a - b), net.connections.map((c) => c.id));
   assertOrdered(net, report.readyAt);
-  assert.match(r.stdout, /Waited on \(8 requests, 8 new connections, 0 reused, 1 child process\)/);
+  assert.match(r.stdout, /Waited on \(8 requests, 8 new connections, 0 reused, 1 child process, 2 timers\)/);
   assert.doesNotMatch(r.stdout, /\breused$/m);
   // Every request to one host opened its own connection: the summary says what that cost.
   assert.match(r.stdout, /8 requests to localhost:\d+ opened 8 new connections \([\d.]+ ms each for DNS, connect and TLS\): keep one client/);

@@ -10,9 +10,10 @@ const span = (from, to) => (from == null || to == null ? null : round(Math.max(0
 
 /**
  * report.json's `network` from CaptureResult.network; null when the capture has none. What began
- * after `readyAt` (profile --after) is in the phase "after-ready", the rest in "startup".
+ * after `readyAt` (profile --after) is in the phase "after-ready", the rest in "startup". `show`
+ * names a file for the report (where a timer was set).
  */
-function networkReport(network, readyAt = Infinity) {
+function networkReport(network, readyAt = Infinity, show = (file) => file) {
   if (!network) return null;
   const phaseOf = (startMs) => (startMs != null && startMs > readyAt ? 'after-ready' : 'startup');
   const connections = (network.connections || []).map((c) => {
@@ -70,7 +71,12 @@ function networkReport(network, readyAt = Infinity) {
     method: r.method, path: r.path, status: r.status, phase: phaseOf(r.startMs),
     startMs: round(r.startMs), endMs: round(r.endMs), totalMs: span(r.startMs, r.endMs),
   }));
-  return { connections, requests, children, served };
+  // Timers of more than 10 ms startup set; waited on when they fired before the ready moment.
+  const timers = (network.timers || []).map((t) => ({
+    delayMs: t.delayMs, at: t.at ? `${show(t.at.file)}:${t.at.line}` : null, phase: phaseOf(t.startMs), startMs: round(t.startMs), firedMs: round(t.firedMs), totalMs: span(t.startMs, t.firedMs),
+    waited: t.firedMs != null && t.firedMs <= readyAt, // fired before the ready moment
+  }));
+  return { connections, requests, children, timers, served };
 }
 
 function hostPort(r, conn) {
@@ -81,8 +87,8 @@ function hostPort(r, conn) {
 }
 
 /**
- * The longest waits, longest first: requests (with the phases of the connection they opened) and
- * child processes. [{ kind: 'request'|'child', label, ms, parts: [[name, ms]], connection: 'new'|'reused'|null }]
+ * The longest waits, longest first: requests (with the phases of the connection they opened), child
+ * processes and timers that fired before ready. [{ kind: 'request'|'child'|'timer', label, ms, parts: [[name, ms]], connection: 'new'|'reused'|null }]
  */
 function waitedOn(network, readyAt, n = 5) {
   if (!network) return [];
@@ -115,6 +121,10 @@ function waitedOn(network, readyAt, n = 5) {
       open: c.endMs == null, parts: [], connection: null,
     });
   }
+  for (const t of network.timers || []) {
+    if (!t.waited) continue;
+    items.push({ kind: 'timer', label: `timer of ${t.delayMs} ms${t.at ? ` set at ${t.at}` : ''}`, ms: t.totalMs, open: false, parts: [], connection: null });
+  }
   return items.filter((i) => i.ms != null).sort((a, b) => b.ms - a.ms).slice(0, n);
 }
 
@@ -123,7 +133,8 @@ function networkCounts(network, phase = 'startup') {
   if (!network) return null;
   const of = (list) => list.filter((x) => (x.phase || 'startup') === phase);
   const requests = of(network.requests);
-  return { requests: requests.length, connections: of(network.connections).length, reused: requests.filter((r) => r.reused).length, children: of(network.children).length };
+  const timers = (network.timers || []).filter((t) => t.waited).length;
+  return { requests: requests.length, connections: of(network.connections).length, reused: requests.filter((r) => r.reused).length, children: of(network.children).length, timers };
 }
 
 module.exports = { networkReport, waitedOn, networkCounts };

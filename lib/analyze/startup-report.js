@@ -41,7 +41,7 @@ function buildReport(result, extra = {}) {
     };
   });
   const bytes = result.files.reduce((sum, f) => sum + f.bytes, 0);
-  const network = result.network ? require('./network-waits.js').networkReport(result.network, result.readyAt) : null;
+  const network = result.network ? require('./network-waits.js').networkReport(result.network, result.readyAt, show) : null;
   return {
     schema: SCHEMA_VERSION,
     command: result.command,

@@ -11,6 +11,7 @@
 //    undici's `undici:request:create` / `:headers` / `:trailers` / `:error`, with
 //    `undici:client:sendHeaders` naming the socket.
 //  - child processes: the `child_process` channel (command, start, exit).
+//  - timers of more than 10 ms that startup set (timer-record.cjs).
 //  - requests the app served (the window after ready): `http.server.request.start` to
 //    `http.server.response.finish` (or the response's 'close' when the client went away).
 // Times are kept as hrtime µs and converted on the agent's clock at snapshot.
@@ -30,6 +31,7 @@ function recordNetwork(now) {
   const records = new WeakMap(); // http ClientRequest or undici request -> record
   let active = true;
   let pendingTls = 0; // undici connects announced whose tls.connect has not run yet
+  const timers = require('./timer-record.cjs').recordTimers(now);
 
   function track(socket, startUs, client) {
     let conn = sockets.get(socket);
@@ -196,6 +198,7 @@ function recordNetwork(now) {
   function stop() {
     if (!active) return;
     active = false;
+    timers.stop();
     for (const [name, handler] of subs) dc.unsubscribe(name, handler);
   }
 
@@ -237,6 +240,7 @@ function recordNetwork(now) {
         reused: r.reused,
         error: r.error,
       })),
+      timers: timers.snapshot(at),
       served: served.map((r) => ({ method: r.method, path: r.path, status: r.status, startMs: at(r.startUs), endMs: at(r.endUs) })),
       children: children.map((c) => ({
         command: [c.child.spawnfile, ...(c.child.spawnargs || []).slice(1)].filter((x) => x != null), pid: c.pid, startMs: at(c.startUs), endMs: at(c.endUs), exitCode: c.exitCode,

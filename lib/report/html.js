@@ -193,7 +193,7 @@ function renderAdvice(report) {
 function renderWaitedOn(report) {
   const net = report.network;
   const atStartup = (x) => x.phase !== 'after-ready';
-  if (!net || !(net.requests.some(atStartup) || net.children.some(atStartup))) return '';
+  if (!net || !(net.requests.some(atStartup) || net.children.some(atStartup) || (net.timers || []).some((t) => t.waited))) return '';
   const cell = (n) => `<td class="num">${esc(fmtMs(n))}</td>`;
   const rows = net.requests.filter(atStartup).map((q) => {
     const c = q.connection == null ? null : net.connections[q.connection];
@@ -206,8 +206,12 @@ function renderWaitedOn(report) {
     rows.push(`<tr><td>${esc(fmtMs(ch.startMs))}</td><td>child process <code>${esc(ch.command.join(' '))}</code></td>` +
       `<td class="num">${esc(ch.exitCode ?? '–')}</td>${cell(ch.totalMs)}<td colspan="5"></td></tr>`);
   }
+  for (const t of (net.timers || []).filter((x) => x.waited)) {
+    rows.push(`<tr><td>${esc(fmtMs(t.startMs))}</td><td>timer of ${esc(t.delayMs)} ms${t.at ? ` set at <code>${esc(t.at)}</code>` : ''}</td>` +
+      `<td></td>${cell(t.totalMs)}<td colspan="5"></td></tr>`);
+  }
   return `<section class="card" id="waited-on">
-  <h2>Waited on <span class="muted small">outbound requests and child processes before ready; dns, connect and tls are paid by a new connection only; – = not seen or still open at ready</span></h2>
+  <h2>Waited on <span class="muted small">outbound requests, child processes and timers before ready; dns, connect and tls are paid by a new connection only; – = not seen or still open at ready</span></h2>
   <div class="scroll"><table><thead><tr><th>start</th><th>what</th><th class="num">status</th><th class="num">total</th><th class="num">dns</th>
 <th class="num">connect</th><th class="num">tls</th><th class="num">first byte</th><th>connection</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table></div>

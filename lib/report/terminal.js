@@ -117,7 +117,7 @@ function waitedOnLines(report, c) {
   if (!items.length) return [];
   const n = networkCounts(report.network);
   const lines = ['', c.bold('Waited on') + c.dim(` (${count(n.requests, 'request')}, ${count(n.connections, 'new connection')}, ` +
-    `${n.reused} reused${n.children ? `, ${count(n.children, 'child process')}` : ''})`)];
+    `${n.reused} reused${n.children ? `, ${count(n.children, 'child process')}` : ''}${n.timers ? `, ${count(n.timers, 'timer')}` : ''})`)];
   lines.push(table(items.map((i) => [
     shorten(i.label, 70),
     i.open ? `${ms(i.ms)}+` : ms(i.ms),
