@@ -93,10 +93,15 @@ test('keep-alive: every request recorded, one new connection per client, the res
   for (const x of timers) assert.ok(x.totalMs >= x.delayMs - 1 && x.firedMs <= report.readyAt, JSON.stringify(x));
   assert.match(r.stdout, /timer of 30 ms set at server\.js:26 +[\d.]+ ms/);
   assert.match(r.stdout, /GET https:\/\/localhost:\d+\/(config|flags) 200 +[\d.]+ ms +\(dns \d+, connect \d+, tls \d+, first byte \d+\) +new connection/);
-  assert.match(r.stdout, /\(first byte \d+\) +reused/);
+  // The summary lists the five longest waits; report.html has every request, reused ones too.
+  assert.strictEqual((html.match(/<td>reused<\/td>/g) || []).length, 6);
   assert.doesNotMatch(r.stdout, /opened \d+ new connections/, 'connections were reused: no finding');
   assert.match(html, /id="waited-on"/);
   assert.match(html, /\/flags/);
+  // The timeline draws the waits below the modules: the 8 requests, the child process, the 2 timers.
+  const waits = JSON.parse(/"waits":(\[[^\]]*\])/.exec(html)[1]);
+  assert.deepStrictEqual(waits.map((w) => w.kind).sort(), ['child', 'request', 'request', 'request', 'request', 'request', 'request', 'request', 'request', 'timer', 'timer']);
+  assert.ok(waits.some((w) => w.label === 'timer of 30 ms set at server.js:26'));
 });
 
 test('without keep-alive: each request opens its own connection', async (t) => {

@@ -242,6 +242,18 @@ function renderAfterReady(report) {
 `;
 }
 
+/** The timeline's bars for what startup waited on (at most 40, the longest). */
+function waitBars(report) {
+  const net = report.network;
+  if (!net) return [];
+  const bars = [];
+  for (const q of net.requests) if (q.phase !== 'after-ready') bars.push({ kind: 'request', label: `${q.method} ${q.url}`, startMs: q.startMs, endMs: q.endMs });
+  for (const c of net.children) if (c.phase !== 'after-ready') bars.push({ kind: 'child', label: `child process ${c.command.join(' ')}`, startMs: c.startMs, endMs: c.endMs });
+  for (const t of net.timers || []) if (t.waited) bars.push({ kind: 'timer', label: `timer of ${t.delayMs} ms${t.at ? ` set at ${t.at}` : ''}`, startMs: t.startMs, endMs: t.firedMs });
+  const length = (b) => (b.endMs == null ? Infinity : b.endMs - b.startMs);
+  return bars.filter((b) => b.startMs != null).sort((a, b) => length(b) - length(a)).slice(0, 40).sort((a, b) => a.startMs - b.startMs);
+}
+
 /** JSON that can sit inside a <script> element. */
 function scriptJson(value) {
   return JSON.stringify(value)
@@ -266,6 +278,7 @@ function renderReportHtml(report) {
       file: m.file, package: m.package, kind: m.kind, parent: m.parent,
       startMs: m.startMs, resolveMs: m.resolveMs, selfMs: m.selfMs, inclusiveMs: m.inclusiveMs,
     })),
+    waits: waitBars(report),
   };
   const title = `coldstart: ${shellLine(report.command)}`;
   const outside = (report.outsideRoot || []).length;
@@ -386,6 +399,8 @@ h2 { font-size: 16px; margin: 0 0 10px; }
 .timeline .tick::after { content: ''; position: absolute; left: 50%; top: 15px; height: 5px; border-left: 1px solid #c4cad3; }
 .timeline .lanes { position: relative; }
 .timeline .bar { position: absolute; height: 13px; border-radius: 2px; min-width: 1px; box-shadow: inset 0 0 0 0.5px rgba(0,0,0,0.25); }
+.timeline .bar.wait { background: repeating-linear-gradient(135deg, #8a94a6, #8a94a6 4px, #a9b1bf 4px, #a9b1bf 8px); }
+.timeline .bar.wait.timer { background: repeating-linear-gradient(135deg, #c9a227, #c9a227 4px, #dcc26a 4px, #dcc26a 8px); }
 .timeline .bar:hover, .tree .node:hover { outline: 2px solid var(--fg); z-index: 2; }
 .timeline .bootzone { position: absolute; top: 0; bottom: 0; left: 0; background: repeating-linear-gradient(45deg, #f1f3f6, #f1f3f6 6px, #fafbfc 6px, #fafbfc 12px);
   color: var(--muted); font-size: 11px; padding: 4px 6px; overflow: hidden; white-space: nowrap; }
@@ -546,7 +561,17 @@ function client(data) {
         place(n.children);
       }
     })([root]);
-    lanes.style.height = (8 + (maxDepth + 1) * rowH) + 'px';
+    // What startup waited on, one row each below the modules: requests, child processes, timers.
+    const waitTop = 8 + (maxDepth + 1) * rowH;
+    data.waits.forEach((w, i) => {
+      const bar = el('div', 'bar wait ' + w.kind);
+      bar.style.left = pct(w.startMs);
+      bar.style.width = len(Math.max((w.endMs == null ? end : w.endMs) - w.startMs, 0));
+      bar.style.top = (waitTop + i * rowH) + 'px';
+      bar.title = w.label + ' — ' + fmt(((w.endMs == null ? end : w.endMs) - w.startMs)) + (w.endMs == null ? ' (open at ready)' : '');
+      lanes.append(bar);
+    });
+    lanes.style.height = (waitTop + data.waits.length * rowH) + 'px';
     if (isFinite(first) && first > from) {
       const wide = (first - from) / span * box.clientWidth > 170;
       const boot = el('div', 'bootzone', wide ? 'before the first module: ' + fmt(first) : '');
