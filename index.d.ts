@@ -173,6 +173,8 @@ export interface StartupReport {
   afterReady: AfterReadyReport | null;
   /** Changes that would save startup time; empty without coverage. */
   advice: ReportAdvice[];
+  /** With --verify-advice: the proposals verification dropped, and why. */
+  adviceDropped?: Array<{ kind: string; subject: string; file: string; line: number | null; estimatedMs: number; reason: string }>;
   artifacts: Record<string, string>;
   [key: string]: unknown;
 }
@@ -191,6 +193,19 @@ export interface AdviceFinding {
   fix: string;
 }
 
+/**
+ * What profile --verify-advice found for a lazy-load proposal: the saving measured in alternating
+ * timed starts (median shift, its interval, runs of each), or why it could not be measured.
+ */
+export interface AdviceVerification {
+  verdict: 'confirmed' | 'noise' | 'too few runs' | 'not verified';
+  measuredMs?: number | null;
+  low?: number | null;
+  high?: number | null;
+  runs?: number;
+  reason?: string;
+}
+
 /** A module the app's code loads before ready and does not use yet (with --coverage). */
 export interface LazyLoadAdvice extends AdviceFinding {
   kind: 'lazy-load';
@@ -198,6 +213,13 @@ export interface LazyLoadAdvice extends AdviceFinding {
   subject: string;
   /** Its subtree's load time, less what the rest of startup also loads. */
   estimatedMs: number;
+  /** The specifier as the parent's code writes it, and how: require() or an ES module import. */
+  request: string;
+  form: 'require' | 'import';
+  /** With --verify-advice, when the saving was measured beyond noise. */
+  measuredMs?: number;
+  /** With --verify-advice: what the alternating runs found. */
+  verified?: AdviceVerification;
 }
 
 /** One package loaded at startup from several copies. */

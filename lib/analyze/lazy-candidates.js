@@ -12,7 +12,7 @@ const MIN_MS = 1;
 /**
  * @param {object} result CaptureResult with `coverage` ([{ file, functions, called }])
  * @param {{ readSource?: (file: string) => string|null, minMs?: number }} [options]
- * @returns {Array<{ kind: 'lazy-load', subject, file, line, estimatedMs, evidence, fix }>} largest first
+ * @returns {Array<{ kind: 'lazy-load', subject, file, line, request, form: 'require'|'import', estimatedMs, evidence, fix }>} largest first
  */
 function lazyCandidates(result, options = {}) {
   if (!result.coverage || !result.modules) return [];
@@ -32,7 +32,8 @@ function lazyCandidates(result, options = {}) {
 
   // Unused at startup: code whose functions all stayed at 0 calls, or JSON (data, read by its
   // loader). Anything coverage says nothing about (an addon, a module without a script) counts as used.
-  const unusedSelf = (m) => m.kind === 'json' || called.get(m.file) === 0;
+  // The entry (and a preload: no parent among the modules) runs by definition, whatever its functions did.
+  const unusedSelf = (m) => Boolean(m.parent && byFile.has(m.parent)) && (m.kind === 'json' || called.get(m.file) === 0);
   const allUnused = new Map();
   const subtreeUnused = (m, visiting = new Set()) => {
     if (allUnused.has(m.file)) return allUnused.get(m.file);
@@ -64,6 +65,8 @@ function lazyCandidates(result, options = {}) {
       subject,
       file: show(parent.file),
       line: site ? site.line : null,
+      request, // as the parent's code writes it
+      form: site ? site.form : 'require',
       estimatedMs,
       evidence: `${subtree.length} module${subtree.length === 1 ? '' : 's'} loaded before ready ` +
         `(${round(m.inclusiveMs)} ms with what they load); none of their functions ran before ready`,

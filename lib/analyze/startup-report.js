@@ -17,8 +17,9 @@ const round = (n) => (n == null ? n : Math.round(n * 100) / 100);
 
 /**
  * @param {object} result CaptureResult (its CPU profile, when it has one, gives the categories)
- * @param {{ artifacts?: object, readSource?: (file: string) => string|null }} [extra] readSource finds the
- *   line of a require for the advice (its line is null without it)
+ * @param {{ artifacts?: object, readSource?: (file: string) => string|null, verification?: Array<object>|null }} [extra]
+ *   readSource finds the line of a require for the advice (its line is null without it);
+ *   verification: what --verify-advice measured of the lazy-load advice (capture/verify-lazy.js)
  */
 function buildReport(result, extra = {}) {
   const show = (file) => (file && relativeInside(result.root, file)) || file;
@@ -65,7 +66,7 @@ function buildReport(result, extra = {}) {
     builtins: result.builtins || [],
     network,
     afterReady: result.afterReady ? afterReadyOf(result, network, show) : null,
-    advice: adviceOf(result, extra.readSource),
+    ...verifiedAdvice(adviceOf(result, extra.readSource), extra.verification),
     artifacts: extra.artifacts || {},
   };
 }
@@ -114,6 +115,28 @@ function adviceOf(result, readSource) {
     .filter((a) => !(a.subject === 'top-level code' && deferred(a.file)));
   return [...lazy, ...require('./duplicate-packages.js').duplicatePackages(result, { readSource, show }), ...sync]
     .sort((a, b) => b.estimatedMs - a.estimatedMs);
+}
+
+/**
+ * The advice with what verification found: a proposal it confirmed or could not tell from noise
+ * carries `verified` (verdict, measuredMs and its interval, runs); one it dropped leaves the advice
+ * for `adviceDropped`, with the reason. Without verification, the advice as it is.
+ */
+function verifiedAdvice(advice, verification) {
+  if (!verification) return { advice };
+  const key = (a) => `${a.subject}\0${a.file}\0${a.line}`;
+  const found = new Map(verification.map((v) => [key(v), v]));
+  const kept = [];
+  const adviceDropped = [];
+  for (const a of advice) {
+    const v = a.kind === 'lazy-load' ? found.get(key(a)) : null;
+    if (v && v.verdict === 'dropped') adviceDropped.push({ kind: a.kind, subject: a.subject, file: a.file, line: a.line, estimatedMs: a.estimatedMs, reason: v.reason });
+    else if (v) {
+      const { subject, file, line, ...verified } = v;
+      kept.push({ ...a, ...(v.measuredMs != null && v.verdict === 'confirmed' ? { measuredMs: v.measuredMs } : {}), verified });
+    } else kept.push(a);
+  }
+  return { advice: kept, adviceDropped };
 }
 
 /** How a report names its ready moment: 'listening', 'exit', the first 2xx of a readiness URL, a mark. */

@@ -80,15 +80,26 @@ function cliWatcher(pid) {
 function startTimingOnly() {
   const { readyMoment, onReadyMoment } = require('../in-app/ready-moment.cjs');
   const until = readyMoment();
+  // profile --verify-advice: some requires of the app made lazy (lazy-stand-in.cjs, its LAZY_ENV;
+  // named here so that the file loads only when it is used).
+  const lazySpec = process.env.COLDSTART_LAZY;
+  const lazy = lazySpec ? require('./lazy-stand-in.cjs').installStandIns(lazySpec, () => performance.now()) : null;
   let done = false;
   const report = (reason, extra) => {
     if (done) return;
     done = true;
-    writeChannelFile(`${process.pid}.ready.json`, { pid: process.pid, reason, readyAt: performance.now(), ...extra });
+    const readyAt = performance.now();
+    writeChannelFile(`${process.pid}.ready.json`, { pid: process.pid, reason, readyAt, ...extra, ...(lazy ? { lazyLoaded: lazy.loaded().slice() } : {}) });
   };
   globalThis[KEY] = { timingOnly: true };
   if (until === 'exit') process.on('exit', (code) => report('exit', { exitCode: code }));
-  else onReadyMoment(until, () => report(until === 'listen' ? 'listen' : 'probe'));
+  else {
+    onReadyMoment(until, (server) => {
+      let address = null;
+      try { address = server.address(); } catch { /* closed already */ }
+      report(until === 'listen' ? 'listen' : 'probe', { address });
+    });
+  }
 }
 
 function start() {

@@ -34,6 +34,8 @@ const { driveRequests, targetOf } = require('./request-driver.js');
  * @property {AbortSignal} [signal]    abort = stop now and return a partial result
  * @property {AbortSignal} [force]     abort = kill the app now, return nothing
  * @property {boolean} [timingOnly]    only the ready moment (benchmarks): no inspector, no module data
+ * @property {(result: object) => Promise<any>} [whileRunning] timing-only: called once the app is
+ *   ready, before it is ended (to ask it something); what it resolves to is result.whileRunning
  * @property {number} [settleMs]       keep recording modules and file reads this long after the ready
  *   moment, the app running on (pack --settle); readyAt stays the ready moment
  * @property {{ ms: number, requests?: Array<{method: string, path: string}>, rate?: number }} [after]
@@ -172,11 +174,15 @@ async function capture(options) {
   async function finishCapture(what) {
     if (forced) throw new CommandError('interrupted', { exitCode: 130 });
     if (what.type === 'ready-file') {
-      return {
+      const timed = {
         command, cwd, node: process.version, until: untilLabel(), partial: false, timingOnly: true,
         pid: what.payload.pid, readyAt: what.payload.readyAt, outsideMs: what.outsideMs,
-        exitCode: what.payload.exitCode,
+        exitCode: what.payload.exitCode, address: what.payload.address || null,
+        lazyLoaded: what.payload.lazyLoaded, // with a COLDSTART_LAZY stand-in: when it was first touched
       };
+      // The app runs on (timing-only runs are not held): asked now, before the tree is ended.
+      if (options.whileRunning) timed.whileRunning = await options.whileRunning(timed);
+      return timed;
     }
     if (what.type === 'ready') {
       const covered = await what.session.takeCoverage(); // still held: no request has run yet

@@ -62,4 +62,28 @@ function driveRequests({ target, requests, rate, durationMs, signal }) {
   });
 }
 
-module.exports = { driveRequests, targetOf };
+/**
+ * Sends each request once, one after the other, and keeps what came back: the status and a hash
+ * of the body, to compare two runs of the app (profile --verify-advice).
+ * @returns {Promise<Array<{ method: string, path: string, status: number|null, body: string|null, error: string|null }>>}
+ */
+async function askEach(target, requests, timeoutMs = 10000) {
+  const { createHash } = require('crypto');
+  const answers = [];
+  for (const { method, path } of requests) {
+    answers.push(await new Promise((resolve) => {
+      const req = http.request({ ...target, method, path, agent: false, timeout: timeoutMs }, (res) => {
+        const hash = createHash('sha256');
+        res.on('data', (chunk) => hash.update(chunk));
+        res.once('end', () => resolve({ method, path, status: res.statusCode, body: hash.digest('hex'), error: null }));
+        res.once('error', (err) => resolve({ method, path, status: res.statusCode, body: null, error: err.code || err.message }));
+      });
+      req.once('timeout', () => req.destroy(Object.assign(new Error('no answer'), { code: `no answer within ${timeoutMs / 1000} s` })));
+      req.once('error', (err) => resolve({ method, path, status: null, body: null, error: err.code || err.message }));
+      req.end();
+    }));
+  }
+  return answers;
+}
+
+module.exports = { askEach, driveRequests, targetOf };

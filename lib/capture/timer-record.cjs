@@ -5,7 +5,6 @@
 // `timers/promises`) is wrapped; shorter timers, and every timer once recording stops, pass through.
 
 const MIN_DELAY_MS = 10; // exclusive: the readiness probe's own 10 ms pauses are not the app's
-const INTERNAL = Symbol('set by Node itself');
 
 /**
  * @param {() => number} now µs, the agent's clock
@@ -15,6 +14,7 @@ function recordTimers(now) {
   const timers = require('timers');
   const promises = require('timers/promises');
   const { promisify } = require('util');
+  const { callerSite, INTERNAL } = require('../in-app/caller-site.cjs');
   const waits = [];
   let active = true;
 
@@ -22,7 +22,7 @@ function recordTimers(now) {
   // timeouts) are not something startup waits on.
   const record = (delay) => {
     let at = null;
-    try { at = callerOf(); } catch { /* never break the app's timer */ }
+    try { at = callerSite(__filename, record); } catch { /* never break the app's timer */ }
     if (at === INTERNAL) return null;
     const rec = { delayMs: delay, startUs: now(), firedUs: null, at };
     waits.push(rec);
@@ -54,25 +54,6 @@ function recordTimers(now) {
     if (rec) promise.then(() => { rec.firedUs = now(); }, () => {});
     return promise;
   };
-
-  /** { file, line } of the code that set the timer (the first frame outside this file), INTERNAL, or null. */
-  function callerOf() {
-    const holder = {};
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 6;
-    Error.captureStackTrace(holder, callerOf);
-    Error.stackTraceLimit = limit;
-    const frames = String(holder.stack).split('\n').slice(1);
-    const caller = frames.find((f) => !f.includes(__filename));
-    if (caller && /\(node:|at node:/.test(caller)) return INTERNAL;
-    const m = caller && /\(?((?:file:\/\/)?[^\s()]+):(\d+):\d+\)?$/.exec(caller.trim());
-    if (!m) return null;
-    let file = m[1];
-    if (file.startsWith('file:')) {
-      try { file = require('url').fileURLToPath(file); } catch { /* keep the URL */ }
-    }
-    return { file, line: Number(m[2]) };
-  }
 
   return {
     stop() { active = false; },

@@ -1,7 +1,7 @@
 'use strict';
 // coldstart profile -- <command>: capture + analyse + report.
 const path = require('path');
-const { afterWindowFromArgv, parseInterval, captureOptions, captureOptionsFromArgv } = require('../options.js');
+const { afterWindowFromArgv, parseCount, parseInterval, captureOptions, captureOptionsFromArgv } = require('../options.js');
 const { ensureWritableDir } = require('../output-target.js');
 
 module.exports = {
@@ -10,6 +10,8 @@ module.exports = {
   builder: (yargs) => captureOptions(yargs)
     .option('interval', { type: 'string', default: '1000', describe: 'CPU sampling interval in microseconds' })
     .option('coverage', { type: 'boolean', default: false, describe: 'record which functions ran before ready and advise modules to load lazily (costs up to ~15% of readyAt)' })
+    .option('verify-advice', { type: 'boolean', default: false, describe: 'prove the lazy-load advice (implies --coverage): start the app again, alternately as it is and with each of the top 3 proposed requires made lazy, and report the measured saving; drop a proposal the app does not start with, touches at startup anyway, or answers a --request differently with' })
+    .option('verify-runs', { type: 'string', default: '5', describe: 'timed starts of each variant for --verify-advice' })
     .option('after', { type: 'string', describe: 'keep profiling this long after the ready moment (e.g. 10s): CPU in and outside requests, what the app waited on, connection reuse' })
     .option('request', { type: 'string', array: true, describe: 'send this request to the app during --after (repeatable), e.g. "GET /"; a 5 s window without --after' })
     .option('rate', { type: 'string', describe: 'requests per second for --request (default 2)' })
@@ -17,6 +19,7 @@ module.exports = {
     .example('$0 profile -- node server.js', '')
     .example('# also advise which requires to make lazy', '').example('$0 profile --coverage -- node server.js', '')
     .example('# CPU in and outside requests for 10 s after listen, GET / twice a second', '').example('$0 profile --after 10s --request "GET /" -- node server.js', '')
+    .example('# measure what loading the proposed modules lazily saves, checking GET / still answers the same', '').example('$0 profile --verify-advice --request "GET /" -- node server.js', '')
     .example('$0 profile --until exit -- node build.js', '')
     .example('$0 profile --json -- npm start', ''),
   async run(argv, ctx) {
@@ -24,6 +27,7 @@ module.exports = {
     const outDir = path.resolve(ctx.cwd, argv.out || '.coldstart');
     const options = captureOptionsFromArgv(argv, ctx); // validates before the out dir is made
     const after = afterWindowFromArgv(argv);
+    const verifyRuns = argv.verifyAdvice ? parseCount(argv.verifyRuns, '--verify-runs', 2) : 0;
     const made = ensureWritableDir(outDir);
 
     const { capture } = require('../capture/capture.js');
@@ -33,7 +37,7 @@ module.exports = {
       result = await withInterrupts((traps) => capture({
         ...options,
         interval,
-        coverage: argv.coverage,
+        coverage: argv.coverage || argv.verifyAdvice,
         after,
         keepRunning: argv.keepRunning,
         signal: traps.signal,
@@ -44,8 +48,9 @@ module.exports = {
       throw err;
     }
 
+    const verification = verifyRuns && !result.partial ? await verifyAdvice(result, options, verifyRuns, after, argv, ctx) : null;
     const { writeProfileArtifacts } = require('../report/profile-artifacts.js');
-    const report = writeProfileArtifacts(result, outDir, ctx.cwd);
+    const report = writeProfileArtifacts(result, outDir, ctx.cwd, { verification });
     if (argv.json) {
       ctx.stdout.write(JSON.stringify(report, null, 2) + '\n');
     } else if (!argv.quiet) {
@@ -55,3 +60,28 @@ module.exports = {
     return result.partial ? 130 : 0;
   },
 };
+
+/** --verify-advice: the lazy-load advice of this capture, measured in alternating timed runs. */
+async function verifyAdvice(result, options, runs, after, argv, ctx) {
+  const { buildReport } = require('../analyze/startup-report.js');
+  const { readSource } = require('../report/profile-artifacts.js');
+  const draft = buildReport(result, { readSource });
+  if (!draft.advice.some((a) => a.kind === 'lazy-load')) return [];
+  const { verifyLazyAdvice } = require('../capture/verify-lazy.js');
+  const { phaseProgress } = require('../progress.js');
+  const { withInterrupts } = require('../interrupt.js');
+  const progress = phaseProgress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
+  try {
+    return await withInterrupts((traps) => verifyLazyAdvice({
+      report: draft,
+      runOptions: { ...options, stdout: undefined, stderr: undefined }, // the app's output once is enough
+      runs,
+      requests: after ? after.requests : [],
+      signal: traps.signal,
+      force: traps.force,
+      onProgress: (text) => progress.phase(text),
+    }));
+  } finally {
+    progress.done();
+  }
+}

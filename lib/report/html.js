@@ -4,7 +4,7 @@
 // timeline and the require tree are drawn in the page from the embedded report. Pure.
 const { shellLine } = require('../shell-words.js');
 const { momentOf } = require('../analyze/startup-report.js');
-const { ms, size, gcShare } = require('./terminal.js');
+const { ms, size, gcShare, noReuseLine, verifiedText } = require('./terminal.js');
 
 const CATEGORY_ORDER = ['resolve', 'read', 'compile', 'execute', 'gc', 'other', 'idle'];
 const CATEGORY_LABELS = {
@@ -177,14 +177,18 @@ function renderOutside(report) {
 /** The advice (lazy-load candidates with --coverage, packages loaded from several copies): one row per finding. */
 function renderAdvice(report) {
   const advice = report.advice || [];
-  if (!advice.length) return '';
+  const dropped = report.adviceDropped || [];
+  if (!advice.length && !dropped.length) return '';
   const what = (a) => (a.kind === 'duplicate-package' ? `${a.subject}: ${a.copies.length} copies`
     : a.kind === 'sync-work' ? `${a.subject} blocks startup` : `load ${a.subject} lazily`);
   const rows = advice.map((a) => `<tr><td class="num">${esc(fmtMs(a.estimatedMs))}</td><td><b>${esc(what(a))}</b></td>` +
-    `<td><code>${esc(a.line ? `${a.file}:${a.line}` : a.file)}</code></td><td>${esc(a.fix)}<br><span class="muted small">${esc(a.evidence)}</span></td></tr>`);
+    `<td><code>${esc(a.line ? `${a.file}:${a.line}` : a.file)}</code></td><td>${esc(a.fix)}<br><span class="muted small">${esc(a.evidence)}</span>` +
+    `${a.verified ? `<br><b class="small">${esc(verifiedText(a.verified))}</b>` : ''}</td></tr>`);
+  const gone = dropped.map((d) => `<li>load ${esc(d.subject)} lazily (<code>${esc(d.line ? `${d.file}:${d.line}` : d.file)}</code>): ${esc(d.reason)}</li>`).join('');
   return `<section class="card" id="advice">
-  <h2>Advice <span class="muted small">estimated savings: check them with a run</span></h2>
+  <h2>Advice <span class="muted small">estimated savings: check them with a run (profile --verify-advice)</span></h2>
   <table><thead><tr><th>saving</th><th>what</th><th>where</th><th>how</th></tr></thead><tbody>${rows.join('')}</tbody></table>
+  ${gone ? `<h3>Dropped by verification</h3><ul>${gone}</ul>` : ''}
 </section>
 `;
 }
@@ -229,7 +233,7 @@ function renderAfterReady(report) {
     `<td class="num">${c.newConnections}</td><td class="num">${c.reused}</td><td class="num">${esc(fmtMs(c.setupMsPerConnection))}</td></tr>`).join('');
   const findings = a.findings.map((f) => `<li>${esc(f.kind === 'cpu-outside-requests'
     ? `${fmtMs(f.ms)} of CPU ran while no request was in flight: ${f.fix}`
-    : `${f.requests} requests to ${f.subject} opened ${f.newConnections} new connections: ${f.fix}`)}</li>`).join('');
+    : noReuseLine(f))}</li>`).join('');
   const table = (title, body, head) => (body ? `<h3>${title}</h3><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>` : '');
   const fnHead = '<th>function</th><th>where</th><th class="num">total</th>';
   return `<section class="card" id="after-ready">

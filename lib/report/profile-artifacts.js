@@ -10,9 +10,10 @@ const { buildReport } = require('../analyze/startup-report.js');
  * @param {object} result CaptureResult
  * @param {string} outDir
  * @param {string} cwd for the paths shown to the user
+ * @param {{ verification?: Array<object>|null }} [extra] what --verify-advice measured (verify-lazy.js)
  * @returns {object} the report (report.json content)
  */
-function writeProfileArtifacts(result, outDir, cwd) {
+function writeProfileArtifacts(result, outDir, cwd, { verification = null } = {}) {
   const shown = (f) => path.relative(cwd, f) || '.';
   const artifacts = {};
   if (result.profile) {
@@ -31,6 +32,7 @@ function writeProfileArtifacts(result, outDir, cwd) {
   const report = buildReport(result, {
     artifacts: Object.fromEntries(Object.entries(artifacts).map(([k, v]) => [k, shown(v)])),
     readSource,
+    verification,
   });
   writeFileAtomic(artifacts.report, JSON.stringify(report, null, 2) + '\n');
   const { renderReportHtml } = require('./html.js');

@@ -164,7 +164,8 @@ function afterReadyLines(report, c) {
 /** The Advice section: the top 5 findings, one line each with the time they would save. */
 function adviceLines(report, c) {
   const advice = report.advice || [];
-  if (!advice.length) return [];
+  const dropped = report.adviceDropped || [];
+  if (!advice.length && !dropped.length) return [];
   const lines = ['', c.bold('Advice') + c.dim(' (estimated saving)')];
   for (const a of advice.slice(0, 5)) {
     const where = a.line ? `${a.file}:${a.line}` : a.file;
@@ -173,9 +174,20 @@ function adviceLines(report, c) {
       : a.kind === 'sync-work' ? `${a.subject} blocks startup: ${where}, ${a.fix}`
         : `load ${a.subject} lazily: ${where}, ${a.fix}`;
     lines.push(`  ${c.yellow(ms(a.estimatedMs).padStart(8))}  ${what}`);
+    if (a.verified) lines.push(`  ${''.padStart(8)}  ${c.dim(verifiedText(a.verified))}`);
   }
   if (advice.length > 5) lines.push(c.dim(`  … ${advice.length - 5} more in report.json`));
+  for (const d of dropped) lines.push(c.dim(`  dropped: load ${d.subject} lazily (${d.line ? `${d.file}:${d.line}` : d.file}): ${d.reason}`));
   return lines;
+}
+
+/** What --verify-advice found for one proposal, in words. */
+function verifiedText(v) {
+  const interval = v.low != null ? ` [${ms(v.low)} … ${ms(v.high)}]` : '';
+  if (v.verdict === 'confirmed') return `measured: ${ms(v.measuredMs)} saved${interval}, ${v.runs} runs each, the app started and answered the same`;
+  if (v.verdict === 'noise') return `measured: no saving beyond noise (${ms(v.measuredMs)}${interval}, ${v.runs} runs each)`;
+  if (v.verdict === 'too few runs') return `measured: too few runs to tell (${v.runs})`;
+  return `not verified: ${v.reason}`;
 }
 
 // GC at or above this share of the profiled time is worth a line of its own.
@@ -189,4 +201,4 @@ function gcShare(report) {
   return share >= GC_SHARE_NOTED ? { ms: cat.gc, share } : null;
 }
 
-module.exports = { renderProfileSummary, coldstartCommand, gcShare, size, ms, palette, table, shorten, count };
+module.exports = { renderProfileSummary, coldstartCommand, gcShare, noReuseLine, verifiedText, size, ms, palette, table, shorten, count };

@@ -1,0 +1,116 @@
+'use strict';
+// profile --verify-advice: the lazy-load advice proven, not guessed. The app is started again, in
+// alternation, as it is and with each proposed require made lazy (a stand-in that loads the real
+// module at its first touch: lazy-stand-in.cjs), timed to ready without instrumentation. A
+// candidate is dropped when the app does not start that way, when startup touches the module
+// anyway, or when a request (--request) answers differently; the others get the saving measured
+// from the alternating runs: the median shift with its interval, or "noise".
+const path = require('path');
+const { compareSamples } = require('../stats.js');
+const { LAZY_ENV } = require('./lazy-stand-in.cjs');
+
+/**
+ * @param {{ report: object, runOptions: object, runs: number, requests?: Array<{method: string, path: string}>,
+ *   max?: number, signal?: AbortSignal, force?: AbortSignal, onProgress?: (text: string) => void }} options
+ *   report: report.json of the profile run (its lazy-load advice and root); runOptions: the capture
+ *   options of that run (command, cwd, env, until, timeoutMs, esm, stdout, stderr)
+ * @returns {Promise<Array<{ subject: string, file: string, line: number|null, verdict: 'confirmed'|'noise'|
+ *   'too few runs'|'not verified'|'dropped', measuredMs?: number, low?: number, high?: number, runs?: number,
+ *   reason?: string }>>} one per candidate tried, the advice's order
+ */
+async function verifyLazyAdvice({ report, runOptions, runs, requests = [], max = 3, signal, force, onProgress = () => {} }) {
+  const { capture } = require('./capture.js');
+  const { askEach, targetOf } = require('./request-driver.js');
+  const candidates = report.advice.filter((a) => a.kind === 'lazy-load').slice(0, max);
+  const trials = candidates.map((advice) => {
+    const trial = { advice, samples: [], outcome: null };
+    if (advice.form === 'import') trial.outcome = { verdict: 'not verified', reason: 'an ES module import: coldstart can stand in for require() only' };
+    const parent = path.resolve(report.root, advice.file);
+    trial.parent = parent;
+    trial.env = { ...(runOptions.env || process.env), [LAZY_ENV]: JSON.stringify([{ parent, request: advice.request }]) };
+    return trial;
+  });
+  const live = () => trials.filter((t) => !t.outcome);
+  if (!live().length) return trials.map(outcomeOf);
+
+  // With --request, the first round also asks each request once, of the app as it is and with each stand-in.
+  const ask = requests.length ? (r) => (targetOf(r.address) ? askEach(targetOf(r.address), requests) : Promise.resolve(null)) : null;
+  const run = (env, answer) => capture({ ...runOptions, env, timingOnly: true, whileRunning: answer || undefined, signal, force });
+  const plain = [];
+  let reference = null;
+  for (let i = 0; i < runs && live().length; i++) {
+    onProgress(`verifying the advice: run ${i + 1}/${runs} of the app as it is and with ${live().length} require${live().length === 1 ? '' : 's'} made lazy`);
+    const first = i === 0;
+    const base = await run(runOptions.env, first && ask);
+    if (base.partial) break; // interrupted
+    plain.push(base.readyAt);
+    if (first) reference = base.whileRunning;
+    for (const trial of live()) {
+      let r;
+      try {
+        r = await run(trial.env, first && ask);
+      } catch (err) {
+        if (err.exitCode === 130) throw err;
+        trial.outcome = { verdict: 'dropped', reason: `the app does not start with it loaded lazily: ${err.message}` };
+        continue;
+      }
+      const touch = (r.lazyLoaded || []).find((l) => l.atMs <= r.readyAt);
+      if (touch) {
+        trial.outcome = touchedAtStartup(touch, trial);
+        continue;
+      }
+      const changed = first && reference ? differentAnswer(reference, r.whileRunning) : '';
+      if (changed) {
+        trial.outcome = { verdict: 'dropped', reason: `with it loaded lazily ${changed}` };
+        continue;
+      }
+      trial.samples.push(r.readyAt);
+    }
+  }
+  for (const trial of live()) {
+    const cmp = compareSamples(plain, trial.samples);
+    const measured = { measuredMs: round(-cmp.shift), low: cmp.high == null ? null : round(-cmp.high), high: cmp.low == null ? null : round(-cmp.low), runs: trial.samples.length };
+    if (cmp.verdict === 'faster') trial.outcome = { verdict: 'confirmed', ...measured };
+    else if (cmp.verdict === 'slower') trial.outcome = { verdict: 'dropped', reason: 'startup was slower with it loaded lazily', ...measured };
+    else trial.outcome = { verdict: cmp.verdict, ...measured };
+  }
+  return trials.map(outcomeOf);
+}
+
+const round = (n) => (n == null ? null : Math.round(n * 100) / 100);
+
+function outcomeOf(trial) {
+  const { subject, file, line } = trial.advice;
+  return { subject, file, line, ...(trial.outcome || { verdict: 'too few runs', runs: trial.samples.length }) };
+}
+
+/**
+ * Startup touched the stand-in before ready. Where it did tells which: at the require itself (a
+ * destructuring `const { x } = require(...)`), the advice stands but only a hand-made change can
+ * show it; anywhere else, startup needs the module.
+ */
+function touchedAtStartup(touch, trial) {
+  const { line } = trial.advice;
+  if (touch.at && touch.at.file === trial.parent && touch.at.line === line) {
+    return { verdict: 'not verified', reason: 'its exports are read where it is required (a destructuring require): move the require into the code that uses them and measure with coldstart check --baseline-cmd' };
+  }
+  const where = touch.at ? `${path.relative(path.dirname(trial.parent), touch.at.file) || path.basename(touch.at.file)}:${touch.at.line}` : 'an unknown place';
+  return { verdict: 'dropped', reason: `startup uses it after all (first touched at ${where}, before ready)` };
+}
+
+/** How the answers with a stand-in differ from the app's own ('' when they do not). */
+function differentAnswer(reference, answers) {
+  if (!answers) return 'the app gave no address to ask';
+  for (let i = 0; i < reference.length; i++) {
+    const a = reference[i];
+    const b = answers[i];
+    if (!b || a.status !== b.status || a.body !== b.body || a.error !== b.error) {
+      const said = (x) => (x ? (x.error ? x.error : `status ${x.status}`) : 'nothing');
+      const what = a.status === (b && b.status) && !a.error && !(b && b.error) ? 'a different body' : `${said(b)} instead of ${said(a)}`;
+      return `${a.method} ${a.path} answered ${what}`;
+    }
+  }
+  return '';
+}
+
+module.exports = { verifyLazyAdvice };

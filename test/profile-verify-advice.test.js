@@ -1,0 +1,99 @@
+'use strict';
+// profile --verify-advice: each proposed require is made lazy in real, alternating, timed starts of
+// the app. A module only a route uses is confirmed with its measured saving and the route answers
+// the same; one whose exports startup reads after all is dropped with the line that read them; one
+// destructured where it is required cannot be stood in for and says so.
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { cpuWorkModule } = require('./helpers/cpu-work.js');
+const { runCli, rm } = require('./helpers/app.js');
+
+const SERVER = `'use strict';
+const http = require('http');
+const heavy = require('./heavy');
+const { label } = require('./destructured');
+const config = require('./config');
+
+const port = config.port;
+
+http.createServer((req, res) => {
+  if (req.url === '/heavy') return res.end(String(heavy.work()) + label());
+  res.end('ok');
+}).listen(port);
+`;
+
+function makeApp() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-verify-'));
+  fs.writeFileSync(path.join(dir, 'package.json'), '{"name":"verify-advice","private":true}\n');
+  fs.writeFileSync(path.join(dir, 'server.js'), SERVER);
+  // heavy: 120 ms at load (well above a start's run-to-run noise on a busy machine), used by the /heavy route only.
+  fs.writeFileSync(path.join(dir, 'heavy.js'), cpuWorkModule(120) + 'module.exports.work = function work() { return x; };\n');
+  fs.writeFileSync(path.join(dir, 'destructured.js'), cpuWorkModule(8) + 'module.exports.label = function label() { return "!"; };\n');
+  // config: no function of it runs, but startup reads config.port (coverage cannot see a read).
+  fs.writeFileSync(path.join(dir, 'config.js'), cpuWorkModule(5) + 'module.exports = { port: 0 };\n');
+  return dir;
+}
+
+test('--verify-advice: measured saving for a route-only module, dropped when startup reads it, not verified when destructured', async () => {
+  const dir = makeApp();
+  try {
+    const { code, stdout, stderr } = await runCli(['profile', '--verify-advice', '--verify-runs', '6', '--request', 'GET /heavy', '--', process.execPath, 'server.js'], { cwd: dir });
+    assert.strictEqual(code, 0, stderr);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, '.coldstart', 'report.json'), 'utf8'));
+    const heavy = report.advice.find((a) => a.subject === 'heavy.js');
+    assert.ok(heavy && heavy.estimatedMs >= 90, JSON.stringify(report.advice));
+    assert.strictEqual(heavy.verified.verdict, 'confirmed', JSON.stringify(heavy.verified));
+    // The saving measured without instrumentation is of the order the profile estimated.
+    assert.ok(heavy.measuredMs >= heavy.estimatedMs / 3, `measured ${heavy.measuredMs} ms saved, estimated ${heavy.estimatedMs} ms`);
+    assert.ok(heavy.verified.low <= heavy.measuredMs && heavy.measuredMs <= heavy.verified.high && heavy.verified.runs === 6);
+
+    const config = report.adviceDropped.find((d) => d.subject === 'config.js');
+    assert.ok(config, `config.js dropped: ${JSON.stringify(report.adviceDropped)}`);
+    assert.match(config.reason, /startup uses it after all \(first touched at server\.js:7, before ready\)/);
+    assert.ok(!report.advice.some((a) => a.subject === 'config.js'));
+
+    const destructured = report.advice.find((a) => a.subject === 'destructured.js');
+    assert.ok(destructured, JSON.stringify(report.advice));
+    assert.strictEqual(destructured.verified.verdict, 'not verified');
+    assert.match(destructured.verified.reason, /destructuring require/);
+    assert.strictEqual(destructured.measuredMs, undefined);
+
+    assert.match(stdout, /load heavy\.js lazily: server\.js:3, .*\n +measured: \d+(\.\d)? ms saved \[[\d.]+ ms … [\d.]+ ms\], 6 runs each, the app started and answered the same/);
+    assert.match(stdout, /dropped: load config\.js lazily \(server\.js:5\): startup uses it after all/);
+    const html = fs.readFileSync(path.join(dir, '.coldstart', 'report.html'), 'utf8');
+    assert.match(html, /id="advice"[\s\S]*measured: [\d.]+ ms saved[\s\S]*Dropped by verification[\s\S]*config\.js/);
+  } finally {
+    rm(dir);
+  }
+});
+
+test('--verify-advice drops a proposal when a request answers differently with it loaded lazily', async () => {
+  const dir = makeApp();
+  try {
+    // heavy.js now throws when loaded after startup: the lazy run's route fails where the app's did not.
+    fs.appendFileSync(path.join(dir, 'heavy.js'), 'if (require("http").globalAgent && process.uptime() > 0 && globalThis.__started) throw new Error("too late");\n');
+    fs.writeFileSync(path.join(dir, 'server.js'), SERVER.replace("const port = config.port;", "const port = config.port;\nsetImmediate(() => { globalThis.__started = true; });"));
+    const { code, stderr } = await runCli(['profile', '--verify-advice', '--verify-runs', '2', '--request', 'GET /heavy', '--', process.execPath, 'server.js'], { cwd: dir });
+    assert.strictEqual(code, 0, stderr);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, '.coldstart', 'report.json'), 'utf8'));
+    const heavy = report.adviceDropped.find((d) => d.subject === 'heavy.js');
+    assert.ok(heavy, JSON.stringify(report.adviceDropped));
+    assert.match(heavy.reason, /with it loaded lazily GET \/heavy answered .* instead of status 200/);
+  } finally {
+    rm(dir);
+  }
+});
+
+test('--verify-runs must be a whole number of at least 2', async () => {
+  const dir = makeApp();
+  try {
+    const r = await runCli(['profile', '--verify-advice', '--verify-runs', '1', '--', process.execPath, 'server.js'], { cwd: dir });
+    assert.strictEqual(r.code, 2);
+    assert.match(r.stderr, /invalid --verify-runs "1": a whole number >= 2/);
+  } finally {
+    rm(dir);
+  }
+});
