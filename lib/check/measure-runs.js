@@ -30,16 +30,19 @@ function floorCommand(appCommand, until) {
  * timed the same way; the first DETAIL_RUNS rounds start with a run that records the modules
  * (the first of them also warms the disk cache). With a baseline command, each round runs it
  * right after the app, the same way, instead of the floor: both are then measured alike.
- * @param {{runOptions: object, runs: number, baselineCommand: ?string[], onProgress?: (text: string) => void}} options
+ * With adviceRuns, that many more runs under the profiler with coverage find the avoidable startup
+ * work (the advice of coldstart profile): report.adviceCheck = { totals (ms per run), findings }.
+ * @param {{runOptions: object, runs: number, baselineCommand: ?string[], adviceRuns?: number, onProgress?: (text: string) => void}} options
  * @returns {Promise<{ report: object, baseline: ?object }>} reports built from the detailed runs,
  *   with every run kept in `check`
  */
-async function measureRuns({ runOptions: common, runs, baselineCommand, onProgress = () => {} }) {
+async function measureRuns({ runOptions: common, runs, baselineCommand, adviceRuns = 0, onProgress = () => {} }) {
   const { capture } = require('../capture/capture.js');
   const { trapInterrupts } = require('../interrupt.js');
   const traps = trapInterrupts();
   const floor = baselineCommand ? null : floorCommand(common.command, common.until || { mode: 'listen' });
   const subjects = [{ command: common.command, details: [], samples: [], control: [] }];
+  const advised = [];
   if (baselineCommand) subjects.push({ command: baselineCommand, details: [], samples: [], control: [] });
   const timed = async (command) => {
     if (traps.interrupted()) throw new CommandError('interrupted', { exitCode: 130 });
@@ -63,11 +66,30 @@ async function measureRuns({ runOptions: common, runs, baselineCommand, onProgre
         if (floor) subject.control.push(await timed(floor));
       }
     }
+    for (let i = 0; i < adviceRuns; i++) {
+      onProgress(`looking for avoidable startup work ${i + 1}/${adviceRuns}…`);
+      const full = await capture({ ...common, profile: true, coverage: true, signal: traps.signal, force: traps.force });
+      if (full.partial) throw new CommandError('interrupted', { exitCode: 130 });
+      advised.push(adviceOf(full));
+    }
   } finally {
     traps.dispose();
   }
   const [app, base] = subjects.map((subject) => checkReport(subject, runs, floor));
+  if (adviceRuns) {
+    // The run whose total is the median stands for the others in the report.
+    const sorted = [...advised].sort((a, b) => a.totalMs - b.totalMs);
+    app.adviceCheck = { totals: advised.map((a) => a.totalMs), findings: sorted[(sorted.length - 1) >> 1].findings };
+  }
   return { report: app, baseline: base || null };
+}
+
+/** The advice of one profiled run with coverage, and the time it says could be saved in all. */
+function adviceOf(result) {
+  const { buildReport } = require('../analyze/startup-report.js');
+  const { readSource } = require('../report/profile-artifacts.js');
+  const findings = buildReport(result, { readSource }).advice;
+  return { findings, totalMs: Math.round(findings.reduce((sum, a) => sum + a.estimatedMs, 0) * 100) / 100 };
 }
 
 /** A report.json of the detailed runs whose readyAt is the median of the timed runs, every run kept in `check`. */

@@ -12,6 +12,9 @@ const { shellWord, splitShellWords } = require('../shell-words.js');
 const { baselineRuns, diffWithBaseline } = require('../check/baseline-runs.js');
 const { warning } = require('../warnings.js');
 
+// Profiled runs with coverage for --max-advice-ms: enough to see a finding move with the machine.
+const ADVICE_RUNS = 3;
+
 module.exports = {
   command: 'check [command..]',
   describe: 'CI gate: run the app n times to ready, judge the median and its interval against --budget / --max-modules / a baseline; exit 1 on a breach',
@@ -19,6 +22,7 @@ module.exports = {
     .option('runs', { alias: 'n', type: 'string', default: '6', describe: 'timed runs (each paired with a run of a bare Node that listens, the machine\'s floor)' })
     .option('budget', { type: 'string', describe: 'most time to ready allowed, e.g. 800ms or 1.5s' })
     .option('max-modules', { type: 'string', describe: 'most modules allowed at startup' })
+    .option('max-advice-ms', { type: 'string', describe: 'most avoidable startup time allowed: the advice of coldstart profile (lazy-load candidates, sync work, duplicate packages) added up, from 3 more runs under the profiler with coverage, e.g. 50ms' })
     .option('baseline', { type: 'string', describe: 'saved baseline to compare with (default: .coldstart/baseline.json when it exists)' })
     .option('tolerance', { type: 'string', default: '10%', describe: 'allowed regression over the baseline: a percentage of its median (10%) or a duration (25ms)' })
     .option('update-baseline', { type: 'boolean', default: false, describe: 'write this measurement as the baseline (the baseline is not enforced then)' })
@@ -34,6 +38,7 @@ module.exports = {
     const runs = parseCount(argv.runs, '--runs', 1);
     const budgetMs = argv.budget != null ? parseDuration(argv.budget, '--budget') : null;
     const maxModules = argv.maxModules != null ? parseCount(argv.maxModules, '--max-modules', 1) : null;
+    const maxAdviceMs = argv.maxAdviceMs != null ? parseDuration(argv.maxAdviceMs, '--max-advice-ms') : null;
     const tolerance = parseTolerance(argv.tolerance);
     if (argv.json && argv.format === 'markdown') throw new UsageError('give --json or --format markdown, not both');
     const format = argv.json ? 'json' : argv.format;
@@ -56,8 +61,8 @@ module.exports = {
     } else if (argv.baseline && !argv.updateBaseline) {
       throw new UsageError(`baseline not found: ${argv.baseline} (record one with coldstart check --update-baseline -- <app command>)`);
     }
-    if (!argv.updateBaseline && !baselineCommand && budgetMs == null && maxModules == null && !baseline) {
-      throw new UsageError(`nothing to check: give --budget, --max-modules or a baseline (none at ${baselineArg}; record one with --update-baseline)`);
+    if (!argv.updateBaseline && !baselineCommand && budgetMs == null && maxModules == null && maxAdviceMs == null && !baseline) {
+      throw new UsageError(`nothing to check: give --budget, --max-modules, --max-advice-ms or a baseline (none at ${baselineArg}; record one with --update-baseline)`);
     }
     if (argv.updateBaseline) ensureWritableDir(path.dirname(baselineFile));
 
@@ -66,7 +71,7 @@ module.exports = {
     let measured;
     try {
       measured = await measureRuns({
-        runOptions, runs, baselineCommand,
+        runOptions, runs, baselineCommand, adviceRuns: maxAdviceMs != null ? ADVICE_RUNS : 0,
         onProgress: showProgress ? (text) => ctx.stderr.write(`\r\u001b[2Kcoldstart check: ${text}`) : undefined,
       });
     } finally {
@@ -76,8 +81,8 @@ module.exports = {
     if (baselineCommand) baseline = measured.baseline;
     const compared = baseline && !argv.updateBaseline ? baseline : null;
     const verdict = evaluateBudget(
-      { samples: report.check.samples, control: report.check.control, modules: report.modules.length },
-      { budgetMs, maxModules, tolerance, baseline: compared && { ...baselineRuns(compared), alternated: Boolean(baselineCommand) } },
+      { samples: report.check.samples, control: report.check.control, modules: report.modules.length, advice: report.adviceCheck },
+      { budgetMs, maxModules, maxAdviceMs, tolerance, baseline: compared && { ...baselineRuns(compared), alternated: Boolean(baselineCommand) } },
     );
     // An interval too wide to decide is a warning: it passes, and --strict makes it fail.
     const warnings = verdict.checks.filter((c) => c.verdict === 'undecided')

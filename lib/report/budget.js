@@ -140,6 +140,33 @@ function baselineCheck(measured, baseline, tolerance, confidence) {
  *   ok: boolean, verdict: 'pass'|'fail'|'undecided', actual: number, limit: number, low?: number,
  *   high?: number, message: string }> }} ok is false only for a 'fail'; undecided when any check is
  */
+/**
+ * --max-advice-ms: the startup time the advice says could be saved (its estimates, added up), in
+ * each of a few profiled runs. One run's estimate moves with the machine, so the limit fails only
+ * when every run is over it and passes when every run is within it; otherwise it is undecided.
+ */
+function adviceCheck({ totals, findings }, limit) {
+  const low = Math.min(...totals);
+  const high = Math.max(...totals);
+  const verdict = intervalVerdict(low, high, limit);
+  const range = totals.length > 1 ? `${formatMs(median(totals))} ms (${formatMs(low)}–${formatMs(high)} over ${totals.length} profiled runs)` : `${formatMs(low)} ms`;
+  const top = findings.slice(0, 3).map((a) => `${adviceLabel(a)} ${formatMs(a.estimatedMs)} ms`).join('; ');
+  const message = {
+    pass: `avoidable startup work ${range} is within --max-advice-ms ${formatMs(limit)} ms`,
+    fail: `avoidable startup work ${range} is over --max-advice-ms ${formatMs(limit)} ms: ${top}`,
+    undecided: `avoidable startup work ${range} straddles --max-advice-ms ${formatMs(limit)} ms: ${top || 'no finding in some runs'}`,
+  }[verdict];
+  return { name: 'max-advice', ok: verdict !== 'fail', verdict, actual: round(median(totals)), low: round(low), high: round(high), limit, findings, message };
+}
+
+/** One finding in a few words, with where to change it. */
+function adviceLabel(a) {
+  const where = a.line ? `${a.file}:${a.line}` : a.file;
+  if (a.kind === 'lazy-load') return `load ${a.subject} lazily (${where})`;
+  if (a.kind === 'sync-work') return `${a.subject} (${where})`;
+  return `${a.subject}: ${a.copies ? a.copies.length : 'several'} copies`;
+}
+
 function evaluateBudget(measured, limits = {}) {
   const confidence = limits.confidence ?? 0.95;
   const checks = [];
@@ -154,6 +181,7 @@ function evaluateBudget(measured, limits = {}) {
     });
   }
   if (limits.baseline) checks.push(baselineCheck(measured, limits.baseline, limits.tolerance || { percent: 10 }, confidence));
+  if (limits.maxAdviceMs != null) checks.push(adviceCheck(measured.advice, limits.maxAdviceMs));
   return { ok: checks.every((c) => c.ok), undecided: checks.some((c) => c.verdict === 'undecided'), checks };
 }
 
