@@ -3,6 +3,7 @@
 const path = require('path');
 const { afterWindowFromArgv, parseCount, parseInterval, captureOptions, captureOptionsFromArgv } = require('../options.js');
 const { ensureWritableDir } = require('../output-target.js');
+const { UsageError } = require('../errors.js');
 
 module.exports = {
   command: 'profile [command..]',
@@ -15,11 +16,14 @@ module.exports = {
     .option('after', { type: 'string', describe: 'keep profiling this long after the ready moment (e.g. 10s): CPU in and outside requests, what the app waited on, connection reuse' })
     .option('request', { type: 'string', array: true, describe: 'send this request to the app during --after (repeatable), e.g. "GET /"; a 5 s window without --after' })
     .option('rate', { type: 'string', describe: 'requests per second for --request (default 2)' })
+    .option('docker', { type: 'string', requiresArg: true, describe: 'profile inside a container of this image (coldstart mounted read-only, no network); the app command defaults to the image\'s ENTRYPOINT + CMD' })
+    .option('runtime', { type: 'string', choices: ['runc', 'runsc'], describe: 'container runtime for --docker: runc (default) or runsc (gVisor, as Cloud Run\'s first generation)' })
     .option('keep-running', { type: 'boolean', default: false, describe: 'leave the app running after the capture' })
     .example('$0 profile -- node server.js', '')
     .example('# also advise which requires to make lazy', '').example('$0 profile --coverage -- node server.js', '')
     .example('# CPU in and outside requests for 10 s after listen, GET / twice a second', '').example('$0 profile --after 10s --request "GET /" -- node server.js', '')
     .example('# measure what loading the proposed modules lazily saves, checking GET / still answers the same', '').example('$0 profile --verify-advice --request "GET /" -- node server.js', '')
+    .example('# inside a container of the image, under gVisor', '').example('$0 profile --docker my-service:latest --runtime runsc', '')
     .example('$0 profile --until exit -- node build.js', '')
     .example('$0 profile --json -- npm start', ''),
   async run(argv, ctx) {
@@ -28,7 +32,17 @@ module.exports = {
     const options = captureOptionsFromArgv(argv, ctx); // validates before the out dir is made
     const after = afterWindowFromArgv(argv);
     const verifyRuns = argv.verifyAdvice ? parseCount(argv.verifyRuns, '--verify-runs', 2) : 0;
+    if (argv.docker == null && argv.runtime != null) throw new UsageError('--runtime is the container runtime of --docker: give --docker IMAGE too');
+    if (argv.docker != null && argv.keepRunning) throw new UsageError('--keep-running does not work with --docker: the container ends with the capture');
     const made = ensureWritableDir(outDir);
+    if (argv.docker != null) {
+      try {
+        return await profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs: options.timeoutMs });
+      } catch (err) {
+        require('../make-dir.js').removeMadeDirs(made);
+        throw err;
+      }
+    }
 
     const { capture } = require('../capture/capture.js');
     const { withInterrupts } = require('../interrupt.js');
@@ -84,4 +98,46 @@ async function verifyAdvice(result, options, runs, after, argv, ctx) {
   } finally {
     progress.done();
   }
+}
+
+/** The flags of this profile that the capture inside the container takes as they are. */
+function innerProfileArgs(argv) {
+  const args = ['--until', argv.until, '--timeout', argv.timeout, '--interval', argv.interval, '--esm', argv.esm];
+  if (argv.root) args.push('--root', argv.root);
+  if (argv.coverage) args.push('--coverage');
+  if (argv.verifyAdvice) args.push('--verify-advice', '--verify-runs', argv.verifyRuns);
+  if (argv.after != null) args.push('--after', argv.after);
+  for (const request of [].concat(argv.request || [])) args.push('--request', request);
+  if (argv.rate != null) args.push('--rate', argv.rate);
+  return args;
+}
+
+/** profile --docker IMAGE: the capture inside a container; the artifacts and summary here. */
+async function profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs }) {
+  const { profileInContainer } = require('../capture/in-container.js');
+  const { withInterrupts } = require('../interrupt.js');
+  const runtime = argv.runtime || 'runc';
+  // Room for the engine to start the container (gVisor is slower) and for every run inside.
+  const containerMs = 120_000 + timeoutMs * (1 + 4 * verifyRuns) + (after ? after.ms : 0);
+  const got = await withInterrupts((traps) => profileInContainer({
+    image: argv.docker, runtime, command: argv.appCommand || [], profileArgs: innerProfileArgs(argv), outDir, timeoutMs: containerMs, signal: traps.signal,
+  }));
+  if (got.appOutput && !argv.quiet) ctx.stderr.write(got.appOutput.endsWith('\n') ? got.appOutput : `${got.appOutput}\n`);
+  const shown = (name) => path.relative(ctx.cwd, path.join(outDir, name)) || name;
+  const report = {
+    ...got.report,
+    container: { image: argv.docker, runtime, command: got.command },
+    artifacts: Object.fromEntries(Object.entries(got.report.artifacts || {}).map(([k, v]) => [k, shown(path.posix.basename(v))])),
+  };
+  // report.json and report.html say where the profile was taken.
+  const { writeFileAtomic } = require('../write-atomic.js');
+  writeFileAtomic(path.join(outDir, 'report.json'), JSON.stringify(report, null, 2) + '\n');
+  writeFileAtomic(path.join(outDir, 'report.html'), require('../report/html.js').renderReportHtml(report));
+  if (argv.json) {
+    ctx.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  } else if (!argv.quiet) {
+    const { renderProfileSummary } = require('../report/terminal.js');
+    ctx.stdout.write(renderProfileSummary(report, { color: ctx.color, artifacts: report.artifacts }));
+  }
+  return report.partial ? 130 : 0;
 }

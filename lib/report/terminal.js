@@ -46,6 +46,7 @@ function renderProfileSummary(report, opts = {}) {
   lines.push(`  ${report.modules.length} modules, ${report.files} files, ${size(report.bytes)} read to start` +
     (report.outsideRoot.length ? `, ${report.outsideRoot.length} files outside the root` : ''));
   lines.push(`  root ${report.root}   node ${report.node}`);
+  if (report.container) lines.push(`  in a container of ${report.container.image} under ${report.container.runtime}${report.container.runtime === 'runsc' ? ' (gVisor)' : ''}`);
 
   if (report.categories) {
     const cat = report.categories;

@@ -1,0 +1,69 @@
+'use strict';
+// profile --docker: the capture runs inside a container of the app's image, under runc and gVisor
+// (runsc), with coldstart mounted from this checkout; the artifacts land in --out here. Without a
+// Docker engine these tests skip with a loud line, except in CI where that is a failure.
+const { test, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { docker } = require('../lib/bench/docker.js');
+const { needDocker, scratch, imageOnce, cleanup } = require('./helpers/docker.js');
+const { runCli } = require('./helpers/app.js');
+
+after(cleanup);
+
+/** fixtures/docker-app with express in its node_modules, started by the image's CMD. */
+async function appImage() {
+  const dockerfile = path.join(scratch(), 'Dockerfile.profile');
+  fs.writeFileSync(dockerfile, 'ARG NODE_IMAGE=node:20-slim\nFROM ${NODE_IMAGE}\nWORKDIR /app\nCOPY . .\nCMD ["node","server.js"]\n');
+  return (await imageOnce('profile', { dockerfile })).tag;
+}
+
+/** Containers of this test process's CLI runs still there (running or not). */
+async function leftoverContainers() {
+  const r = await docker(['ps', '-a', '--filter', `name=coldstart-run-${process.pid}-`, '--format', '{{.Names}}']);
+  return r.stdout.trim().split('\n').filter(Boolean);
+}
+
+for (const runtime of ['runc', 'runsc']) {
+  test(`profile --docker under ${runtime}: the image's own start, profiled inside; the report here, with container paths`, { timeout: 240_000 }, async (t) => {
+    if (!(await needDocker(t))) return;
+    const image = await appImage();
+    const out = path.join(scratch(), `out-${runtime}`);
+    const r = await runCli(['profile', '--docker', image, '--runtime', runtime, '--out', out], { cwd: scratch() });
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+    assert.deepEqual(report.container, { image, runtime, command: ['node', 'server.js'] });
+    assert.deepEqual(report.command, ['node', 'server.js']);
+    assert.equal(report.root, '/app', 'paths are the container\'s');
+    assert.ok(report.modules.some((m) => m.file === 'node_modules/express/index.js'), 'express loaded from the image');
+    assert.ok(report.readyAt > 0 && report.categories.totalMs > 0);
+    for (const name of ['report.json', 'report.html', 'startup.cpuprofile', 'startup-files.txt']) {
+      const st = fs.statSync(path.join(out, name));
+      assert.equal(st.uid, process.getuid(), `${name} belongs to the user running coldstart`);
+    }
+    assert.ok(fs.readFileSync(path.join(out, 'startup-files.txt'), 'utf8').split('\n').includes('node_modules/express/package.json'));
+    assert.match(r.stdout, new RegExp(`in a container of ${image.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} under ${runtime}`));
+    assert.match(r.stdout, new RegExp(`Written\\n  ${path.relative(scratch(), path.join(out, 'startup.cpuprofile')).replace(/[.]/g, '\\.')}`));
+    assert.match(r.stderr, /docker-app listening on port 8080/, "the app's own output passes through");
+    assert.match(fs.readFileSync(path.join(out, 'report.html'), 'utf8'), /node_modules\/express\/index\.js/);
+    assert.deepEqual(await leftoverContainers(), [], 'no container outlives the command');
+    t.diagnostic(`${runtime}: ready after ${report.readyAt} ms inside the container`);
+  });
+}
+
+test('profile --docker bad input: an image the engine does not have, --runtime alone, --keep-running: one line, exit 2', { timeout: 60_000 }, async (t) => {
+  const alone = await runCli(['profile', '--runtime', 'runsc', '--', 'node', 'server.js'], { cwd: scratch() });
+  assert.equal(alone.code, 2);
+  assert.match(alone.stderr, /--runtime is the container runtime of --docker/);
+  const keep = await runCli(['profile', '--docker', 'x', '--keep-running'], { cwd: scratch() });
+  assert.equal(keep.code, 2);
+  assert.match(keep.stderr, /--keep-running does not work with --docker/);
+  if (!(await needDocker(t))) return;
+  const out = path.join(scratch(), 'out-missing');
+  const missing = await runCli(['profile', '--docker', 'coldstart-no-such-image:none', '--out', out], { cwd: scratch() });
+  assert.equal(missing.code, 2, missing.stderr);
+  assert.match(missing.stderr, /no image "coldstart-no-such-image:none" in the Docker engine/);
+  assert.equal(missing.stderr.trim().split('\n').length, 1, missing.stderr);
+  assert.ok(!fs.existsSync(out), 'nothing written');
+});
