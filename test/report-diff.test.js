@@ -250,3 +250,16 @@ test('coldstart diff: table, --json, and one clear line on bad input', async () 
     rm(dir);
   }
 });
+
+test('a host report against one from a container: packages side by side with the factor, the largest growth first', () => {
+  const host = makeReport({ readyAt: 100, rows: [['server.js', null, 2, 60], ['node_modules/express/index.js', 'server.js', 10, 40], ['node_modules/debug/index.js', 'server.js', 30, 30]] });
+  const sandbox = { ...makeReport({ readyAt: 400, rows: [['server.js', null, 4, 300], ['node_modules/express/index.js', 'server.js', 200, 220], ['node_modules/debug/index.js', 'server.js', 45, 45]] }),
+    container: { image: 'svc:1', runtime: 'runsc', command: ['node', 'server.js'] } };
+  const d = diffReports(host, sandbox);
+  assert.deepStrictEqual(d.places, { before: 'host', after: 'runsc (svc:1)' });
+  assert.deepStrictEqual(d.sideBySide.map((r) => [r.name, r.before, r.after, r.ratio]), [['express', 10, 200, 20], ['debug', 30, 45, 1.5], ['(app)', 2, 4, 2]]);
+  const text = renderDiff(d, { before: 'host', after: 'sandbox' });
+  assert.match(text, /By package: host and runsc \(svc:1\)/);
+  assert.match(text, /express +1 +10\.0 ms +200 ms +×20\.0 +10\.0 ms → 200 ms/);
+  assert.strictEqual(diffReports(host, host).sideBySide, null, 'one place: no side-by-side table');
+});

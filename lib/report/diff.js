@@ -150,7 +150,33 @@ function diffReports(before, after, { top = 10, confidence = 0.95, samples = nul
     // rather than at every module above it.
     packageMovers: movers(times('before', 'packageSelfMs'), times('after', 'packageSelfMs'), 'name', { top, judge }),
     moduleMovers: movers(times('before', 'moduleSelfMs'), times('after', 'moduleSelfMs'), 'file', { top, judge, packageOf }),
+    // A host profile against one taken in a container (profile --docker), or runc against runsc.
+    places: { before: placeOf(before), after: placeOf(after) },
+    sideBySide: placeOf(before) !== placeOf(after) ? packagesSideBySide(before, after, Math.max(top, 15)) : null,
   };
+}
+
+/** Where a report was taken: 'host', or the container runtime and image. */
+function placeOf(report) {
+  return report.container ? `${report.container.runtime} (${report.container.image})` : 'host';
+}
+
+/**
+ * Each package in both reports, its own time in each place and the factor between them, the
+ * largest growth first: a package of many small files that a sandbox punishes (every require is
+ * several file system calls) stands out from one that is CPU-bound (a factor near the CPU's).
+ */
+function packagesSideBySide(before, after, n) {
+  const own = (p) => round((p.selfMs || 0) + (p.gcMs || 0));
+  const afterByName = new Map(after.packages.map((p) => [p.name, p]));
+  return before.packages.filter((p) => afterByName.has(p.name)).map((p) => {
+    const q = afterByName.get(p.name);
+    return {
+      name: p.name, modules: q.modules, before: own(p), after: own(q),
+      ratio: own(p) > 0 ? round(own(q) / own(p)) : null,
+      msPerModule: { before: p.modules ? round(own(p) / p.modules) : null, after: q.modules ? round(own(q) / q.modules) : null },
+    };
+  }).sort((a, b) => (b.after - b.before) - (a.after - a.before)).slice(0, n);
 }
 
 function compareCategories(before, after, judge) {
@@ -264,6 +290,13 @@ function renderDiff(diff, opts = {}) {
     const body = rows.map((r) => [label(r) + mark(r), fmtMs(r.before), fmtMs(r.after), signed(r.delta, fmtMs), ...(runs ? [intervalText(r)] : [])]);
     lines.push(table([head, ...body], ['l', 'r', 'r', 'r', 'r'], (y, i) => (y === 0 ? c.dim : i === 3 ? tone(rows[y - 1].delta) : (s) => s)));
   };
+  if (diff.sideBySide && diff.sideBySide.length) {
+    const { before, after } = diff.places;
+    lines.push('', c.bold(`By package: ${before} and ${after}`) + c.dim(' (own time; the largest growth first; modules: files the package loaded)'));
+    lines.push(table([['package', 'modules', before.split(' ')[0], after.split(' ')[0], 'factor', 'per module'],
+      ...diff.sideBySide.map((r) => [r.name, r.modules, fmtMs(r.before), fmtMs(r.after), r.ratio == null ? '–' : `×${r.ratio.toFixed(1)}`,
+        `${fmtMs(r.msPerModule.before)} → ${fmtMs(r.msPerModule.after)}`])], ['l', 'r', 'r', 'r', 'r', 'r'], (y) => (y === 0 ? c.dim : (x) => x)));
+  }
   if (diff.packageMovers.length) moverTable('packages', 'name', diff.packageMovers, (p) => p.name);
   if (diff.moduleMovers.length) moverTable('modules', 'file', diff.moduleMovers, (m) => shortFile(m.file));
   if (!diff.packageMovers.length && !diff.moduleMovers.length) lines.push('', c.dim('  No package or module moved beyond noise.'));
