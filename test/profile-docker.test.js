@@ -8,9 +8,10 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { docker } = require('../lib/bench/docker.js');
 const { needDocker, scratch, imageOnce, cleanup } = require('./helpers/docker.js');
-const { runCli } = require('./helpers/app.js');
+const { runCli, spawnCli } = require('./helpers/app.js');
 
 after(cleanup);
+const readyAt = {}; // runtime -> readyAt inside the container
 
 /** fixtures/docker-app with express in its node_modules, started by the image's CMD. */
 async function appImage() {
@@ -49,8 +50,50 @@ for (const runtime of ['runc', 'runsc']) {
     assert.match(fs.readFileSync(path.join(out, 'report.html'), 'utf8'), /node_modules\/express\/index\.js/);
     assert.deepEqual(await leftoverContainers(), [], 'no container outlives the command');
     t.diagnostic(`${runtime}: ready after ${report.readyAt} ms inside the container`);
+    readyAt[runtime] = report.readyAt;
   });
 }
+
+test('the same start takes longer under gVisor than under runc', (t) => {
+  if (!readyAt.runc || !readyAt.runsc) return t.skip('needs both runs above');
+  assert.ok(readyAt.runsc > readyAt.runc, `runsc ${readyAt.runsc} ms, runc ${readyAt.runc} ms`);
+});
+
+test('profile --docker: a missing entry (exit 2) or an app that crashes (exit 1) is one line, and no container is left', { timeout: 120_000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  const image = await appImage();
+  const out = path.join(scratch(), 'out-failing');
+  const cases = [
+    [['node', 'missing.js'], 2, /^coldstart: in the container: entry file not found: missing\.js \(looked in \/app\)$/m],
+    [['node', '-e', "throw new Error('boom at startup')"], 1, /^coldstart: in the container: the app failed before listening \(exit code 1\): Error: boom at startup$/m],
+  ];
+  for (const [command, exitCode, line] of cases) {
+    const r = await runCli(['profile', '--docker', image, '--out', out, '--', ...command], { cwd: scratch() });
+    assert.equal(r.code, exitCode, r.stderr);
+    assert.match(r.stderr, line);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.ok(!fs.existsSync(out), 'nothing written');
+  }
+  assert.deepEqual(await leftoverContainers(), []);
+});
+
+test('profile --docker: Ctrl-C stops the container', { timeout: 120_000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  const image = await appImage();
+  // An app that never listens: the capture would wait for --timeout.
+  const run = spawnCli(['profile', '--docker', image, '--out', path.join(scratch(), 'out-interrupted'), '--', 'node', '-e', 'setInterval(() => {}, 1000)'], { cwd: scratch() });
+  let name = '';
+  for (const end = Date.now() + 60_000; !name && Date.now() < end; await new Promise((r) => setTimeout(r, 200))) {
+    name = (await docker(['ps', '--filter', `name=coldstart-run-${run.child.pid}-`, '--format', '{{.Names}}'])).stdout.trim();
+  }
+  assert.ok(name, 'the container started');
+  await new Promise((r) => setTimeout(r, 1000)); // the capture inside is under way
+  run.child.kill('SIGINT');
+  const { code } = await run.done;
+  assert.equal(code, 130);
+  const left = await docker(['ps', '-a', '--filter', `name=${name}`, '--format', '{{.Names}}']);
+  assert.equal(left.stdout.trim(), '', 'the container is gone');
+});
 
 test('profile --docker bad input: an image the engine does not have, --runtime alone, --keep-running: one line, exit 2', { timeout: 60_000 }, async (t) => {
   const alone = await runCli(['profile', '--runtime', 'runsc', '--', 'node', 'server.js'], { cwd: scratch() });
