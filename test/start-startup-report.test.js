@@ -70,3 +70,35 @@ test('the preload writes the same report for an app not started by coldstart sta
     assert.ok(!fs.existsSync(`${file}.tmp`));
   } finally { rm(dir); }
 });
+
+test('diff and view read production reports: a log line, a Cloud Logging entry, a report file', async () => {
+  const dir = copyFixture('express-app');
+  try {
+    const run = () => spawnSync(process.execPath, ['-r', PRELOAD, '-r', EXIT_ON_LISTEN, 'server.js'],
+      { cwd: dir, encoding: 'utf8', env: { ...process.env, COLDSTART_REPORT: 'stderr' }, timeout: 30_000 });
+    const first = run();
+    const second = run();
+    assert.strictEqual(first.status, 0, first.stderr);
+    const [line] = reportLines(first.stderr);
+    const doc = JSON.parse(line);
+    // A plain log with the app's own lines around the report, and a Cloud Logging export entry.
+    fs.writeFileSync(path.join(dir, 'before.log'), `app starting\n${line}\nserving\n`);
+    fs.writeFileSync(path.join(dir, 'after.json'), JSON.stringify({ severity: 'INFO', jsonPayload: JSON.parse(reportLines(second.stderr)[0]) }) + '\n');
+    const d = await runCli(['diff', '--json', 'before.log', 'after.json'], { cwd: dir });
+    assert.strictEqual(d.code, 0, d.stderr);
+    const diff = JSON.parse(d.stdout);
+    assert.strictEqual(diff.readyAt.before, doc.readyAt);
+    assert.strictEqual(diff.modules.before, doc.modules, 'modules counted from the packages');
+    assert.ok(diff.readyAt.after > 0);
+    const text = await runCli(['diff', 'before.log', 'after.json'], { cwd: dir });
+    assert.match(text.stdout, /time to ready +[\d.]+ ms +[\d.]+ ms/);
+
+    const v = await runCli(['view', '--report', '--no-open', '--no-serve', 'before.log'], { cwd: dir });
+    assert.strictEqual(v.code, 0, v.stderr);
+    const html = fs.readFileSync(path.join(dir, 'before.html'), 'utf8');
+    assert.match(html, /express/);
+    assert.match(html, /production cold start/);
+    const notReport = await runCli(['view', '--report', '--no-open', '--no-serve', 'server.js'], { cwd: dir });
+    assert.strictEqual(notReport.code, 2);
+  } finally { rm(dir); }
+});

@@ -137,7 +137,7 @@ function diffReports(before, after, { top = 10, confidence = 0.95, samples = nul
     method: samples ? 'runs' : 'single',
     runs: samples ? { before: samples.before.readyAt.length, after: samples.after.readyAt.length } : { before: 1, after: 1 },
     readyAt,
-    modules: change(before.modules.length, after.modules.length),
+    modules: change(moduleCount(before), moduleCount(after)),
     packages: change(before.packages.length, after.packages.length),
     files: change(before.files, after.files),
     bytes: change(before.bytes, after.bytes),
@@ -154,6 +154,11 @@ function diffReports(before, after, { top = 10, confidence = 0.95, samples = nul
     places: { before: placeOf(before), after: placeOf(after) },
     sideBySide: placeOf(before) !== placeOf(after) ? packagesSideBySide(before, after, Math.max(top, 15)) : null,
   };
+}
+
+/** Modules loaded: a production startup report lists packages only, with their module counts. */
+function moduleCount(report) {
+  return report.modules.length || report.packages.reduce((n, p) => n + (p.modules || 0), 0);
 }
 
 /** Where a report was taken: 'host', or the container runtime and image. */

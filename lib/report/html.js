@@ -258,6 +258,16 @@ function waitBars(report) {
   return bars.filter((b) => b.startMs != null).sort((a, b) => length(b) - length(a)).slice(0, 40).sort((a, b) => a.startMs - b.startMs);
 }
 
+/** Where the report comes from when it is not a profile on this machine: a container, production. */
+function placeLine(report) {
+  if (report.container) return ` · in a container of <code>${esc(report.container.image)}</code> under ${esc(report.container.runtime)}`;
+  if (!report.production) return '';
+  const p = report.production.phases || {};
+  const phases = [['archive ready', p.archiveReady], ['first module', p.firstModule], ['ready', p.ready]]
+    .filter(([, v]) => v != null).map(([k, v]) => `${k} ${fmtMs(v)}`).join(', ');
+  return ` · a production cold start (COLDSTART_REPORT: per-package load times, no profile)${phases ? `: ${esc(phases)}` : ''}`;
+}
+
 /** JSON that can sit inside a <script> element. */
 function scriptJson(value) {
   return JSON.stringify(value)
@@ -300,10 +310,10 @@ function renderReportHtml(report) {
 <header class="card head">
   <div class="brand">coldstart <span>startup report</span>${report.partial ? ' <em class="badge">partial: interrupted</em>' : ''}</div>
   <h1><code id="command">${esc(shellLine(report.command))}</code></h1>
-  <div class="meta">node <b id="node-version">${esc(report.node)}</b> · root <code>${esc(report.root)}</code> · pid ${esc(report.pid)}</div>
+  <div class="meta">node <b id="node-version">${esc(report.node)}</b> · root <code>${esc(report.root)}</code> · pid ${esc(report.pid)}${placeLine(report)}</div>
   <div class="stats">
     ${stat(`time to ready (${momentOf(report.until)})`, fmtMs(report.readyAt), report.attachMs != null ? `excludes a ${fmtMs(report.attachMs)} profiler pause` : '')}
-    ${stat('modules', String(report.modules.length), `${(report.packages || []).length} packages`)}
+    ${stat('modules', String(report.modules.length || (report.packages || []).reduce((n, p) => n + (p.modules || 0), 0)), `${(report.packages || []).length} packages`)}
     ${stat('loading modules', fmtMs(moduleMs), Number.isFinite(firstModule) ? `first module at ${fmtMs(firstModule)}` : '')}
     ${stat('files read', String(report.files), fmtBytes(report.bytes))}
     ${stat('outside the root', String(outside), outside ? 'never packed' : 'all packable')}

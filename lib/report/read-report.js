@@ -20,6 +20,9 @@ function readReport(file, cwd) {
     if (err.code === 'ENOENT') throw new UsageError(`report not found: ${file}`);
     throw new UsageError(`cannot read ${file}: ${err.code || err.message}`);
   }
+  // A production cold start's report (COLDSTART_REPORT): the file itself, or a log holding its line.
+  const startup = lastStartupReport(text);
+  if (startup) return fromStartupReport(startup);
   let report;
   try {
     report = JSON.parse(text);
@@ -27,6 +30,66 @@ function readReport(file, cwd) {
     throw new UsageError(`${file} is not JSON: ${err.message.replace(/\s*\n\s*/g, ' ')}`);
   }
   return checkedReport(report, file);
+}
+
+const STARTUP_REPORT = 'startup-report'; // the `coldstart` field of lib/in-app/startup-report.cjs's document
+
+/**
+ * The last timing-only startup report in a text: a line that is one, or a log entry that holds one
+ * (Cloud Logging's jsonPayload, or textPayload as a string); null when there is none.
+ */
+function lastStartupReport(text) {
+  if (!text.includes(STARTUP_REPORT)) return null;
+  let found = null;
+  for (const line of text.split('\n')) {
+    if (!line.includes(STARTUP_REPORT)) continue;
+    let doc;
+    try {
+      doc = JSON.parse(line.slice(line.indexOf('{')));
+    } catch {
+      continue;
+    }
+    if (doc && doc.jsonPayload) doc = doc.jsonPayload;
+    else if (doc && typeof doc.textPayload === 'string') {
+      try { doc = JSON.parse(doc.textPayload); } catch { continue; }
+    }
+    if (doc && doc.coldstart === STARTUP_REPORT && Number.isFinite(doc.readyAt) && Array.isArray(doc.packages)) found = doc;
+  }
+  return found;
+}
+
+/**
+ * A production startup report in the shape of report.json, so diff and view read it: the time to
+ * ready and each package's load time (its modules' own time); no module list, no CPU profile.
+ * The report's own figures stay in `production`.
+ */
+function fromStartupReport(doc) {
+  return {
+    schema: 1,
+    command: [],
+    cwd: doc.root,
+    root: doc.root,
+    node: doc.node,
+    until: 'listen',
+    partial: false,
+    readyAt: doc.readyAt,
+    attachMs: null,
+    pid: doc.pid,
+    exitCode: null,
+    address: null,
+    files: null, // not counted in production
+    bytes: null,
+    filesByVia: {},
+    outsideRoot: [],
+    categories: null,
+    packages: doc.packages.map((p) => ({ name: p.name, modules: p.modules, selfMs: p.ms, inclusiveMs: p.ms, loadMs: null, bytes: null })),
+    modules: [],
+    builtins: [],
+    network: null,
+    advice: [],
+    artifacts: {},
+    production: { phases: doc.phases, archive: doc.archive, codeCache: doc.codeCache, fromDisk: doc.fromDisk },
+  };
 }
 
 /** The document itself when it is a coldstart report; a UsageError naming `file` otherwise. */

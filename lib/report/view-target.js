@@ -22,8 +22,18 @@ function resolveTarget({ file: named, report, dir }, cwd) {
   const ext = path.extname(file).toLowerCase();
   if (ext === '.html' || ext === '.htm') return { kind: 'report', html: file };
   const doc = ext === '.json' ? parsedReport(file) : null;
-  if (doc) return { kind: 'report', html: renderFromJson(file, cwd, doc) };
-  if (report) throw new UsageError(`--report opens report.html or report.json, not ${named}`);
+  if (doc) return { kind: 'report', html: renderFromJson(file, cwd, doc.coldstart ? null : doc) };
+  // --report of another file: a production startup report, or a log that holds one.
+  if (report) {
+    const { readReport } = require('./read-report.js');
+    try {
+      readReport(file, cwd);
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      throw new UsageError(`--report opens report.html or report.json, or a production startup report (COLDSTART_REPORT's file, or a log holding its line), not ${named}`);
+    }
+    return { kind: 'report', html: renderFromJson(file, cwd) };
+  }
   if ((ext === '.json' || ext === '.cpuprofile') && !looksLikeProfile(file)) {
     throw new UsageError(`${named} is not a CPU profile or trace (nor a coldstart report)`);
   }
@@ -81,7 +91,8 @@ function findInDir(dir, report, cwd) {
 function parsedReport(file) {
   try {
     const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
-    return doc && Array.isArray(doc.modules) && Array.isArray(doc.packages) ? doc : null;
+    // A report.json, a check baseline, or a production startup report (COLDSTART_REPORT).
+    return doc && (Array.isArray(doc.modules) || doc.coldstart === 'startup-report') && Array.isArray(doc.packages) ? doc : null;
   } catch {
     return null; // not a report: maybe a profile or trace speedscope reads
   }
