@@ -102,3 +102,54 @@ test('diff and view read production reports: a log line, a Cloud Logging entry, 
     assert.strictEqual(notReport.code, 2);
   } finally { rm(dir); }
 });
+
+test('with an OTLP endpoint the report is also sent as a trace: a startup span and a span per package under it', async () => {
+  const http = require('http');
+  const received = [];
+  const receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => { received.push({ url: req.url, type: req.headers['content-type'], auth: req.headers.authorization, body }); res.end('{}'); });
+  });
+  await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const dir = copyFixture('express-app');
+  const { spawn } = require('child_process');
+  const app = spawn(process.execPath, ['-r', PRELOAD, 'server.js'], {
+    cwd: dir, stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, PORT: '0', COLDSTART_REPORT: 'stderr', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.address().port}`,
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20t0ken', OTEL_SERVICE_NAME: 'express-app' },
+  });
+  let stderr = '';
+  app.stderr.on('data', (c) => { stderr += c; });
+  try {
+    for (const end = Date.now() + 20_000; !received.length && Date.now() < end;) await new Promise((r) => setTimeout(r, 50));
+    assert.strictEqual(received.length, 1, `one trace sent; app stderr: ${stderr}`);
+    const [post] = received;
+    assert.strictEqual(post.url, '/v1/traces');
+    assert.strictEqual(post.type, 'application/json');
+    assert.strictEqual(post.auth, 'Bearer t0ken');
+    const doc = JSON.parse(reportLines(stderr)[0]);
+    const { resourceSpans: [rs] } = JSON.parse(post.body);
+    assert.deepStrictEqual(rs.resource.attributes, [{ key: 'service.name', value: { stringValue: 'express-app' } }]);
+    const spans = rs.scopeSpans[0].spans;
+    const root = spans.find((s) => s.name === 'startup');
+    assert.strictEqual(root.parentSpanId, '');
+    assert.match(root.traceId, /^[0-9a-f]{32}$/);
+    const ns = (x) => BigInt(x);
+    assert.strictEqual(Number(ns(root.endTimeUnixNano) - ns(root.startTimeUnixNano)) / 1e6, Math.round(doc.readyAt * 1000) / 1000);
+    const packages = spans.filter((s) => s !== root);
+    assert.deepStrictEqual(packages.map((s) => s.name.replace(/^load /, '')).sort(), doc.packages.map((p) => p.name).sort());
+    for (const s of packages) {
+      assert.strictEqual(s.parentSpanId, root.spanId);
+      assert.strictEqual(s.traceId, root.traceId);
+      assert.ok(ns(s.startTimeUnixNano) >= ns(root.startTimeUnixNano) && ns(s.endTimeUnixNano) <= ns(root.endTimeUnixNano), s.name);
+    }
+    const express = packages.find((s) => s.name === 'load express');
+    const own = express.attributes.find((a) => a.key === 'coldstart.own_ms').value.doubleValue;
+    assert.strictEqual(own, doc.packages.find((p) => p.name === 'express').ms);
+  } finally {
+    app.kill();
+    receiver.close();
+    rm(dir);
+  }
+});

@@ -5,7 +5,8 @@
 // Runs inside the app: Node built-ins only, loaded only when asked for. It times each module
 // load (two clock reads per require), says when the app became ready (its first listen) and
 // writes the report then, and at exit when the app never listened (or, to a file, when files came
-// from disk after the ready moment).
+// from disk after the ready moment). With an OTLP endpoint in the environment it also sends the
+// report as a trace after the ready moment (otlp-export.cjs).
 const fs = require('node:fs');
 const Module = require('node:module');
 const { onListening } = require('./ready-moment.cjs');
@@ -21,7 +22,7 @@ const SCHEMA = 1;
  * @returns {{fromDisk(rel: string): void}} start tells it of each file that came from disk
  */
 function startupReport({ report, root = process.cwd(), archive = null, archiveReadyMs = null, stats = null }) {
-  const loads = []; // [filename, own ms]: grouped by package only when the report is written
+  const loads = []; // [filename, own ms, start, end]: grouped by package only when the report is written
   const fromDisk = [];
   let firstModuleMs = null;
   let readyAt = null;
@@ -39,7 +40,7 @@ function startupReport({ report, root = process.cwd(), archive = null, archiveRe
       const ms = performance.now() - t0;
       const own = ms - childMs.pop();
       if (childMs.length) childMs[childMs.length - 1] += ms;
-      loads.push([filename, own]);
+      loads.push([filename, own, t0, t0 + ms]);
     }
   };
 
@@ -48,6 +49,10 @@ function startupReport({ report, root = process.cwd(), archive = null, archiveRe
     readyAt = performance.now();
     write();
     written = true;
+    // The same as a trace, when an OTLP endpoint is configured: sent after the ready moment.
+    if (process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_ENDPOINT) {
+      require('./otlp-export.cjs').exportStartup(document(), packageWindows());
+    }
   });
   // At exit: the report of an app that never listened; a file's report again when files came
   // from disk after the ready moment (stderr keeps its one line).
@@ -80,6 +85,17 @@ function startupReport({ report, root = process.cwd(), archive = null, archiveRe
       codeCache: stats && stats.cacheModules ? { hits: stats.cacheHits, rejected: stats.cacheRejected } : null,
       fromDisk: fromDisk.map((f) => ({ ...f, ms: round(f.ms), beforeReady: readyAt === null ? null : f.ms <= readyAt })),
     };
+  }
+  /** Each package's first module load to its last: [{ name, startMs, endMs }], in load order. */
+  function packageWindows() {
+    const windows = new Map();
+    for (const [filename, , startMs, endMs] of loads) {
+      const name = packageOf(typeof filename === 'string' ? filename : '');
+      const w = windows.get(name);
+      if (!w) windows.set(name, { name, startMs, endMs });
+      else { w.startMs = Math.min(w.startMs, startMs); w.endMs = Math.max(w.endMs, endMs); }
+    }
+    return [...windows.values()].sort((a, b) => a.startMs - b.startMs);
   }
   function write() {
     const text = JSON.stringify(document());
