@@ -242,7 +242,20 @@ export interface SyncWorkAdvice extends AdviceFinding {
   estimatedMs: number;
 }
 
-export type ReportAdvice = LazyLoadAdvice | DuplicatePackageAdvice | SyncWorkAdvice;
+/** A package loaded whole (googleapis, aws-sdk v2, lodash) when the app's code uses one to three parts of it. */
+export interface HeavyEntryPointAdvice extends AdviceFinding {
+  kind: 'heavy-entry-point';
+  /** The package. file and line: the first use of a part in the app's code. */
+  subject: string;
+  /** The parts the app's code uses, e.g. ['drive'], ['S3'], ['debounce']. */
+  parts: string[];
+  /** The own load time of the package's modules the lighter entry would not load. */
+  estimatedMs: number;
+  /** Where the lighter entry point is documented. */
+  source: string;
+}
+
+export type ReportAdvice = LazyLoadAdvice | DuplicatePackageAdvice | SyncWorkAdvice | HeavyEntryPointAdvice;
 
 export interface PackOptions {
   /** Directory the file paths are relative to. */

@@ -103,7 +103,8 @@ function headline(report, n = 5) {
 
 /**
  * What to change, the largest estimated saving first: lazy-load candidates (with --coverage),
- * packages loaded from several copies, and synchronous work on the startup path.
+ * packages loaded from several copies, synchronous work on the startup path, and heavy entry
+ * points the app uses one part of.
  */
 function adviceOf(result, readSource) {
   const { displayPath } = require('../paths.js');
@@ -113,7 +114,10 @@ function adviceOf(result, readSource) {
   const deferred = (file) => lazy.some((a) => file === a.subject || file.startsWith(`node_modules/${a.subject}/`));
   const sync = require('./sync-work.js').syncWork(result, { readSource, show })
     .filter((a) => !(a.subject === 'top-level code' && deferred(a.file)));
-  return [...lazy, ...require('./duplicate-packages.js').duplicatePackages(result, { readSource, show }), ...sync]
+  // A lighter entry point is the second-best fix for a package that could load lazily altogether.
+  const lighter = require('./heavy-entry-points.js').heavyEntryPoints(result, { readSource })
+    .filter((a) => !lazy.some((l) => l.subject === a.subject));
+  return [...lazy, ...require('./duplicate-packages.js').duplicatePackages(result, { readSource, show }), ...sync, ...lighter]
     .sort((a, b) => b.estimatedMs - a.estimatedMs);
 }
 

@@ -164,6 +164,7 @@ function adviceLabel(a) {
   const where = a.line ? `${a.file}:${a.line}` : a.file;
   if (a.kind === 'lazy-load') return `load ${a.subject} lazily (${where})`;
   if (a.kind === 'sync-work') return `${a.subject} (${where})`;
+  if (a.kind === 'heavy-entry-point') return `all of ${a.subject} for ${a.parts.join(', ')} (${where})`;
   return `${a.subject}: ${a.copies ? a.copies.length : 'several'} copies`;
 }
 

@@ -173,7 +173,8 @@ function adviceLines(report, c) {
     const what = a.kind === 'duplicate-package'
       ? `${a.subject} is loaded from ${a.copies.length} copies (${[...new Set(a.copies.map((x) => x.version || '?'))].join(', ')}): ${a.fix}`
       : a.kind === 'sync-work' ? `${a.subject} blocks startup: ${where}, ${a.fix}`
-        : `load ${a.subject} lazily: ${where}, ${a.fix}`;
+        : a.kind === 'heavy-entry-point' ? `${a.subject} loads all of itself for ${a.parts.join(', ')} (${where}): ${a.fix}`
+          : `load ${a.subject} lazily: ${where}, ${a.fix}`;
     lines.push(`  ${c.yellow(ms(a.estimatedMs).padStart(8))}  ${what}`);
     if (a.verified) lines.push(`  ${''.padStart(8)}  ${c.dim(verifiedText(a.verified))}`);
   }
