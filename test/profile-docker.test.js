@@ -39,6 +39,9 @@ for (const runtime of ['runc', 'runsc']) {
     assert.equal(report.root, '/app', 'paths are the container\'s');
     assert.ok(report.modules.some((m) => m.file === 'node_modules/express/index.js'), 'express loaded from the image');
     assert.ok(report.readyAt > 0 && report.categories.totalMs > 0);
+    // Not started through coldstart start: the advice says what serving from memory would save.
+    const fromDisk = Math.round((report.categories.resolve + report.categories.read) * 100) / 100;
+    assert.strictEqual(report.advice.some((a) => a.kind === 'container-start'), fromDisk >= 10, `resolve + read ${fromDisk} ms`);
     for (const name of ['report.json', 'report.html', 'startup.cpuprofile', 'startup-files.txt']) {
       const st = fs.statSync(path.join(out, name));
       assert.equal(st.uid, process.getuid(), `${name} belongs to the user running coldstart`);

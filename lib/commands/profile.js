@@ -129,6 +129,9 @@ async function profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs }
     container: { image: argv.docker, runtime, command: got.command },
     artifacts: Object.fromEntries(Object.entries(got.report.artifacts || {}).map(([k, v]) => [k, shown(path.posix.basename(v))])),
   };
+  // What only a start in a container says: files served from memory, a code cache.
+  const { containerAdvice } = require('../analyze/container-advice.js');
+  report.advice = [...(report.advice || []), ...containerAdvice(report)].sort((a, b) => b.estimatedMs - a.estimatedMs);
   // report.json and report.html say where the profile was taken.
   const { writeFileAtomic } = require('../write-atomic.js');
   writeFileAtomic(path.join(outDir, 'report.json'), JSON.stringify(report, null, 2) + '\n');

@@ -165,6 +165,7 @@ function adviceLabel(a) {
   if (a.kind === 'lazy-load') return `load ${a.subject} lazily (${where})`;
   if (a.kind === 'sync-work') return `${a.subject} (${where})`;
   if (a.kind === 'heavy-entry-point') return `all of ${a.subject} for ${a.parts.join(', ')} (${where})`;
+  if (a.kind.startsWith('container-')) return `${a.subject} in the container`;
   return `${a.subject}: ${a.copies ? a.copies.length : 'several'} copies`;
 }
 

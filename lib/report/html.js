@@ -181,7 +181,8 @@ function renderAdvice(report) {
   if (!advice.length && !dropped.length) return '';
   const what = (a) => (a.kind === 'duplicate-package' ? `${a.subject}: ${a.copies.length} copies`
     : a.kind === 'sync-work' ? `${a.subject} blocks startup`
-      : a.kind === 'heavy-entry-point' ? `${a.subject}: a lighter entry point` : `load ${a.subject} lazily`);
+      : a.kind === 'heavy-entry-point' ? `${a.subject}: a lighter entry point`
+        : a.kind.startsWith('container-') ? `${a.subject} in the container` : `load ${a.subject} lazily`);
   const rows = advice.map((a) => `<tr><td class="num">${esc(fmtMs(a.estimatedMs))}</td><td><b>${esc(what(a))}</b></td>` +
     `<td><code>${esc(a.line ? `${a.file}:${a.line}` : a.file)}</code></td><td>${esc(a.fix)}<br><span class="muted small">${esc(a.evidence)}${a.source ? `; documented at ${esc(a.source)}` : ''}</span>` +
     `${a.verified ? `<br><b class="small">${esc(verifiedText(a.verified))}</b>` : ''}</td></tr>`);

@@ -169,18 +169,25 @@ function adviceLines(report, c) {
   if (!advice.length && !dropped.length) return [];
   const lines = ['', c.bold('Advice') + c.dim(' (estimated saving)')];
   for (const a of advice.slice(0, 5)) {
-    const where = a.line ? `${a.file}:${a.line}` : a.file;
-    const what = a.kind === 'duplicate-package'
-      ? `${a.subject} is loaded from ${a.copies.length} copies (${[...new Set(a.copies.map((x) => x.version || '?'))].join(', ')}): ${a.fix}`
-      : a.kind === 'sync-work' ? `${a.subject} blocks startup: ${where}, ${a.fix}`
-        : a.kind === 'heavy-entry-point' ? `${a.subject} loads all of itself for ${a.parts.join(', ')} (${where}): ${a.fix}`
-          : `load ${a.subject} lazily: ${where}, ${a.fix}`;
-    lines.push(`  ${c.yellow(ms(a.estimatedMs).padStart(8))}  ${what}`);
+    lines.push(`  ${c.yellow(ms(a.estimatedMs).padStart(8))}  ${adviceText(a)}`);
     if (a.verified) lines.push(`  ${''.padStart(8)}  ${c.dim(verifiedText(a.verified))}`);
   }
   if (advice.length > 5) lines.push(c.dim(`  … ${advice.length - 5} more in report.json`));
   for (const d of dropped) lines.push(c.dim(`  dropped: load ${d.subject} lazily (${d.line ? `${d.file}:${d.line}` : d.file}): ${d.reason}`));
   return lines;
+}
+
+/** One finding of the advice in a line: what, where, and the fix. */
+function adviceText(a) {
+  const where = a.line ? `${a.file}:${a.line}` : a.file;
+  switch (a.kind) {
+    case 'duplicate-package':
+      return `${a.subject} is loaded from ${a.copies.length} copies (${[...new Set(a.copies.map((x) => x.version || '?'))].join(', ')}): ${a.fix}`;
+    case 'sync-work': return `${a.subject} blocks startup: ${where}, ${a.fix}`;
+    case 'heavy-entry-point': return `${a.subject} loads all of itself for ${a.parts.join(', ')} (${where}): ${a.fix}`;
+    case 'lazy-load': return `load ${a.subject} lazily: ${where}, ${a.fix}`;
+    default: return `${a.subject} in the container: ${a.fix}`; // container-start, container-code-cache
+  }
 }
 
 /** What --verify-advice found for one proposal, in words. */
