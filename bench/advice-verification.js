@@ -7,7 +7,7 @@
 //
 //   node bench/advice-verification.js [-n 3] [--verify-runs 7] [--apps route-only,express,otel] [--nodes PATH,...]
 //
-// Apps: route-only, generated here like test/profile-verify-advice.test.js (a module of 40 ms of CPU
+// Apps: route-only, test/helpers/lazy-advice-app.js (a module of 40 ms of CPU
 // work used only by GET /heavy, one destructured where it is required, one whose field startup
 // reads), asked GET /heavy; express and otel, the fixtures as profile-overhead.js runs them, asked
 // GET / and GET /hello.
@@ -20,36 +20,15 @@ const { describeMachine } = require('../lib/bench/runner.js');
 const { parseRunArgs } = require('./alternating-runs.js');
 const { APPS: FIXTURES } = require('./profile-overhead.js');
 const { spawnCli } = require('../test/helpers/app.js');
-const { cpuWorkModule } = require('../test/helpers/cpu-work.js');
+const { writeLazyAdviceApp } = require('../test/helpers/lazy-advice-app.js');
 
 const DEFAULT_APPS = 'route-only,express,otel';
-
-const SERVER = `'use strict';
-const http = require('http');
-const heavy = require('./heavy');
-const { label } = require('./destructured');
-const config = require('./config');
-
-const port = config.port;
-
-http.createServer((req, res) => {
-  if (req.url === '/heavy') return res.end(String(heavy.work()) + label());
-  res.end('ok');
-}).listen(port);
-`;
 
 /** The apps, each made ready to run in `scratch`: { name, cwd, command, request }. */
 const APPS = {
   'route-only': async (scratch) => {
-    const dir = path.join(scratch, 'route-only');
-    fs.mkdirSync(dir);
-    fs.writeFileSync(path.join(dir, 'package.json'), '{"name":"verify-advice","private":true}\n');
-    fs.writeFileSync(path.join(dir, 'server.js'), SERVER);
     // heavy: 40 ms of CPU work at load on this machine when idle, used by the /heavy route only.
-    fs.writeFileSync(path.join(dir, 'heavy.js'), cpuWorkModule(40) + 'module.exports.work = function work() { return x; };\n');
-    fs.writeFileSync(path.join(dir, 'destructured.js'), cpuWorkModule(8) + 'module.exports.label = function label() { return "!"; };\n');
-    // config: no function of it runs, but startup reads config.port.
-    fs.writeFileSync(path.join(dir, 'config.js'), cpuWorkModule(5) + 'module.exports = { port: 0 };\n');
+    const dir = writeLazyAdviceApp(path.join(scratch, 'route-only'), { heavyMs: 40 });
     return { name: 'generated: 40 ms module used by a route only', cwd: dir, command: ['node', 'server.js'], request: 'GET /heavy' };
   },
   express: async (scratch) => ({ ...(await FIXTURES.express(scratch)), request: 'GET /' }),

@@ -8,33 +8,12 @@ const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { cpuWorkModule } = require('./helpers/cpu-work.js');
+const { writeLazyAdviceApp, SERVER } = require('./helpers/lazy-advice-app.js');
 const { runCli, rm } = require('./helpers/app.js');
 
-const SERVER = `'use strict';
-const http = require('http');
-const heavy = require('./heavy');
-const { label } = require('./destructured');
-const config = require('./config');
-
-const port = config.port;
-
-http.createServer((req, res) => {
-  if (req.url === '/heavy') return res.end(String(heavy.work()) + label());
-  res.end('ok');
-}).listen(port);
-`;
-
+/** The app in a new directory; heavy.js works 120 ms at load (well above a start's run-to-run noise on a busy machine). */
 function makeApp() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-verify-'));
-  fs.writeFileSync(path.join(dir, 'package.json'), '{"name":"verify-advice","private":true}\n');
-  fs.writeFileSync(path.join(dir, 'server.js'), SERVER);
-  // heavy: 120 ms at load (well above a start's run-to-run noise on a busy machine), used by the /heavy route only.
-  fs.writeFileSync(path.join(dir, 'heavy.js'), cpuWorkModule(120) + 'module.exports.work = function work() { return x; };\n');
-  fs.writeFileSync(path.join(dir, 'destructured.js'), cpuWorkModule(8) + 'module.exports.label = function label() { return "!"; };\n');
-  // config: no function of it runs, but startup reads config.port (coverage cannot see a read).
-  fs.writeFileSync(path.join(dir, 'config.js'), cpuWorkModule(5) + 'module.exports = { port: 0 };\n');
-  return dir;
+  return writeLazyAdviceApp(fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-verify-')), { heavyMs: 120 });
 }
 
 test('--verify-advice: measured saving for a route-only module, dropped when startup reads it, not verified when destructured', async () => {
