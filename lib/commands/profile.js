@@ -65,15 +65,20 @@ module.exports = {
     const verification = verifyRuns && !result.partial ? await verifyAdvice(result, options, verifyRuns, after, argv, ctx) : null;
     const { writeProfileArtifacts } = require('../report/profile-artifacts.js');
     const report = writeProfileArtifacts(result, outDir, ctx.cwd, { verification });
-    if (argv.json) {
-      ctx.stdout.write(JSON.stringify(report, null, 2) + '\n');
-    } else if (!argv.quiet) {
-      const { renderProfileSummary } = require('../report/terminal.js');
-      ctx.stdout.write(renderProfileSummary(report, { color: ctx.color, artifacts: report.artifacts }));
-    }
+    printReport(report, argv, ctx);
     return result.partial ? 130 : 0;
   },
 };
+
+/** The report as one JSON document (--json) or the terminal summary. */
+function printReport(report, argv, ctx) {
+  if (argv.json) {
+    ctx.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  } else if (!argv.quiet) {
+    const { renderProfileSummary } = require('../report/terminal.js');
+    ctx.stdout.write(renderProfileSummary(report, { color: ctx.color, artifacts: report.artifacts }));
+  }
+}
 
 /** --verify-advice: the lazy-load advice of this capture, measured in alternating timed runs. */
 async function verifyAdvice(result, options, runs, after, argv, ctx) {
@@ -136,11 +141,6 @@ async function profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs }
   const { writeFileAtomic } = require('../write-atomic.js');
   writeFileAtomic(path.join(outDir, 'report.json'), JSON.stringify(report, null, 2) + '\n');
   writeFileAtomic(path.join(outDir, 'report.html'), require('../report/html.js').renderReportHtml(report));
-  if (argv.json) {
-    ctx.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  } else if (!argv.quiet) {
-    const { renderProfileSummary } = require('../report/terminal.js');
-    ctx.stdout.write(renderProfileSummary(report, { color: ctx.color, artifacts: report.artifacts }));
-  }
+  printReport(report, argv, ctx);
   return report.partial ? 130 : 0;
 }
