@@ -216,6 +216,8 @@ export interface LazyLoadAdvice extends AdviceFinding {
   /** The specifier as the parent's code writes it, and how: require() or an ES module import. */
   request: string;
   form: 'require' | 'import';
+  /** With --after, --request and coverage: the first request that ran its code after ready, or null when none did. */
+  usedBy?: string | null;
   /** With --verify-advice, when the saving was measured beyond noise. */
   measuredMs?: number;
   /** With --verify-advice: what the alternating runs found. */

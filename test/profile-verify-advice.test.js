@@ -76,3 +76,18 @@ test('--verify-runs must be a whole number of at least 2', async () => {
     rm(dir);
   }
 });
+
+test('--after with --request and --coverage: the lazy-load advice says which request first used the module', async () => {
+  const dir = makeApp();
+  try {
+    const { code, stderr } = await runCli(['profile', '--coverage', '--after', '1s', '--request', 'GET /', '--request', 'GET /heavy', '--rate', '4', '--', process.execPath, 'server.js'], { cwd: dir });
+    assert.strictEqual(code, 0, stderr);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, '.coldstart', 'report.json'), 'utf8'));
+    const heavy = report.advice.find((a) => a.subject === 'heavy.js');
+    assert.strictEqual(heavy.usedBy, 'GET /heavy', JSON.stringify(heavy));
+    assert.match(heavy.evidence, /first used after ready by GET \/heavy/);
+  } finally {
+    rm(dir);
+  }
+});
+

@@ -69,7 +69,9 @@ function lazyCandidates(result, options = {}) {
       form: site ? site.form : 'require',
       estimatedMs,
       evidence: `${subtree.length} module${subtree.length === 1 ? '' : 's'} loaded before ready ` +
-        `(${round(m.inclusiveMs)} ms with what they load); none of their functions ran before ready`,
+        `(${round(m.inclusiveMs)} ms with what they load); none of their functions ran before ready${afterReadyUse(subtree, result)}`,
+      // profile --after with --request and coverage: the first of coldstart's requests that ran its code.
+      ...(usedBy(subtree, result) !== undefined ? { usedBy: usedBy(subtree, result) } : {}),
       fix: site && site.form === 'import'
         ? `replace the top-level import of '${request}' with \`await import('${request}')\` in the function that uses it`
         : `move require('${request}') into the function that uses it, or \`await import('${request}')\` there`,
@@ -79,6 +81,23 @@ function lazyCandidates(result, options = {}) {
 }
 
 const round = (n) => Math.round(n * 100) / 100;
+
+/**
+ * The request (e.g. 'GET /report') that first ran code of the subtree in the window after ready;
+ * null when none of the requests did; undefined when that was not watched.
+ */
+function usedBy(subtree, result) {
+  const seen = result.afterReady && result.afterReady.usedBy;
+  if (!seen) return undefined;
+  const first = subtree.map((s) => seen[s.file]).find(Boolean);
+  return first || null;
+}
+
+function afterReadyUse(subtree, result) {
+  const by = usedBy(subtree, result);
+  if (by === undefined) return '';
+  return by ? `; first used after ready by ${by}` : '; not used by the requests sent after ready either';
+}
 
 function subtreeOf(m, children) {
   const out = [];

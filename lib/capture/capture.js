@@ -193,7 +193,7 @@ async function capture(options) {
       const result = buildResult(payload, cpuProfile, false, ancestors, covered);
       if (after) {
         result.network = after.network || result.network;
-        result.afterReady = { startMs: after.startMs, endMs: after.endMs, profile: after.profile, sent: after.sent };
+        result.afterReady = { startMs: after.startMs, endMs: after.endMs, profile: after.profile, sent: after.sent, usedBy: after.usedBy };
       }
       return result;
     }
@@ -250,12 +250,24 @@ async function capture(options) {
   async function afterReadyWindow(session, payload) {
     const { ms, requests = [], rate = 2 } = options.after;
     if (profile) await session.startProfile();
+    // With coverage, which files each of coldstart's requests ran (the first request to use a
+    // module that startup loaded without using it), from V8's counts taken after each answer.
+    const usedBy = new Map();
+    const covering = coverage && requests.length && !session.closed;
+    if (covering) await session.startCoverage();
     await session.resume();
     let sent = null;
     if (requests.length) {
       const target = targetOf(payload.address);
       if (!target) throw new CommandError('--request: the app reported no address to send requests to');
-      sent = (await driveRequests({ target, requests, rate, durationMs: ms, signal: options.signal })).sent;
+      let taking = Promise.resolve();
+      const onAnswered = covering ? (rec) => {
+        taking = taking.then(() => session.coverageSince()).then((files) => {
+          for (const file of files) if (!usedBy.has(file)) usedBy.set(file, `${rec.method} ${rec.path}`);
+        }, () => {});
+      } : null;
+      sent = (await driveRequests({ target, requests, rate, durationMs: ms, signal: options.signal, onAnswered })).sent;
+      await taking;
     } else {
       await new Promise((resolve) => {
         const timer = setTimeout(resolve, ms);
@@ -271,7 +283,7 @@ async function capture(options) {
       const first = sent[0];
       throw new CommandError(`the app answered none of the ${sent.length} requests after its ready moment: ${first.method} ${first.path}: ${first.error}`, { code: 'APP_FAILED' });
     }
-    return { startMs: (later.releasedUs - later.startUs - later.pausedUs) / 1000, endMs: later.readyAt, network: later.network, profile: afterProfile, sent };
+    return { usedBy: covering ? Object.fromEntries(usedBy) : null, startMs: (later.releasedUs - later.startUs - later.pausedUs) / 1000, endMs: later.readyAt, network: later.network, profile: afterProfile, sent };
   }
 
   function untilLabel() {

@@ -79,6 +79,19 @@ async function attach(announce, options) {
       client.Profiler.stopPreciseCoverage().catch(() => {});
       return functionCoverage(result);
     },
+    /** Starts gathering coverage again (the window after the ready moment), counts from zero. */
+    async startCoverage() {
+      await client.Profiler.startPreciseCoverage({ callCount: false, detailed: false });
+      this.covering = true;
+    },
+    /** The files whose functions ran since the last call (V8 resets the counts), coverage going on. */
+    async coverageSince() {
+      if (!this.covering) return [];
+      const { result } = await client.Profiler.takePreciseCoverage();
+      // After a reset V8 lists only the functions that ran since, top-level code first if it did.
+      const ran = (f) => f.ranges && f.ranges[0] && f.ranges[0].count > 0 && f.ranges[0].startOffset > 0;
+      return functionCoverage(result.filter((script) => (script.functions || []).some(ran))).map((c) => c.file);
+    },
     /** Lets a process held by the agent (at start or at its ready moment) go on. */
     async resume(maxMs = 1000) {
       if (!this.held) return;

@@ -20,10 +20,11 @@ function targetOf(address) {
  * Sends the requests, in turn, `rate` per second, until `durationMs` has passed; a request still
  * open then is abandoned. Resolves to one record per request sent.
  * @param {{ target: object, requests: Array<{method: string, path: string}>, rate: number,
- *   durationMs: number, signal?: AbortSignal }} options
+ *   durationMs: number, signal?: AbortSignal, onAnswered?: (rec: object) => void }} options onAnswered:
+ *   called as each answer ends
  * @returns {Promise<{ sent: Array<{ method: string, path: string, status: number|null, ms: number|null, error: string|null }>, ms: number }>}
  */
-function driveRequests({ target, requests, rate, durationMs, signal }) {
+function driveRequests({ target, requests, rate, durationMs, signal, onAnswered = null }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   const sent = [];
   const pending = new Set();
@@ -45,7 +46,11 @@ function driveRequests({ target, requests, rate, durationMs, signal }) {
       const req = http.request({ ...target, method, path, agent }, (res) => {
         rec.status = res.statusCode;
         res.resume();
-        res.once('end', () => { rec.ms = performance.now() - t0; pending.delete(req); });
+        res.once('end', () => {
+          rec.ms = performance.now() - t0;
+          pending.delete(req);
+          if (onAnswered) onAnswered(rec);
+        });
       });
       pending.add(req);
       req.once('error', (err) => { rec.error = rec.error || err.code || err.message; pending.delete(req); });
