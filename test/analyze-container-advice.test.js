@@ -31,3 +31,22 @@ test('no container, no profile categories, or too little to gain: no finding', (
   assert.deepStrictEqual(containerAdvice({ ...report(['node', 'a.js'], {}), categories: null }), []);
   assert.deepStrictEqual(containerAdvice(report(['node', 'a.js'], { resolve: 3, read: 2 })), []);
 });
+
+test('under start with --verify size: the time its check of each packed file took, from the profile; none with --verify none', () => {
+  const start = ['node', 'bin/coldstart.js', 'start', '--archive', 'a.tar', '--', 'node', 'server.js'];
+  const verifying = { ...report(start, { compile: 1 }), startVerifyMs: 42.5 };
+  assert.deepStrictEqual(containerAdvice(verifying).map((a) => [a.kind, a.estimatedMs]), [['container-verify', 42.5]]);
+  const none = { ...report([...start.slice(0, 5), '--verify', 'none', ...start.slice(5)], { compile: 1 }), startVerifyMs: 42.5 };
+  assert.deepStrictEqual(containerAdvice(none), []);
+});
+
+test('startVerifyMs: the samples under start\'s check of a packed file', () => {
+  const { startVerifyMs } = require('../lib/analyze/container-advice.js');
+  const frame = (id, functionName, url, children = []) => ({ id, callFrame: { functionName, url, lineNumber: 0, columnNumber: 0 }, children });
+  const profile = {
+    nodes: [frame(1, '(root)', '', [2, 4]), frame(2, 'usable', '/opt/cs/lib/start/memory-loader.js', [3]), frame(3, 'statSync', 'node:fs'), frame(4, 'main', '/app/server.js')],
+    startTime: 0, endTime: 4000, samples: [3, 2, 4, 3], timeDeltas: [0, 1000, 1000, 1000],
+  };
+  assert.strictEqual(startVerifyMs(profile), 3); // three samples of 1 ms under usable (the last one to endTime)
+  assert.strictEqual(startVerifyMs(null), 0);
+});

@@ -1,11 +1,39 @@
 'use strict';
 // Advice for a start profiled inside a container (profile --docker): in a sandbox such as gVisor
 // every file system call is expensive, so the time spent resolving and reading modules is what
-// `coldstart start` serves from memory, and the time spent compiling is what a code cache in the
-// archive saves. Pure: report.json (with `container` and its CPU profile categories) in, findings out.
+// `coldstart start` serves from memory, the time start spends checking each packed file against the
+// disk is what --verify none saves in an image that does not change, and the time spent compiling
+// is what a code cache in the archive saves. Pure: report.json (with `container`, its CPU profile
+// categories and startVerifyMs) in, findings out.
 
 // Below this, a finding is not worth a line.
 const MIN_MS = 10;
+// Where `coldstart start --verify size` checks each packed file against the disk (a stat each).
+const VERIFY_FRAME = { functionName: 'usable', file: '/lib/start/memory-loader.js' };
+
+/**
+ * ms of a CPU profile spent in start's check of packed files against the disk (--verify size),
+ * 0 when the app did not run under start or the check took no sample.
+ */
+function startVerifyMs(profile) {
+  if (!profile || !Array.isArray(profile.nodes)) return 0;
+  const { timedSamples } = require('./cpuprofile-categories.js');
+  const parent = new Map();
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id);
+  const inCheck = new Map();
+  const underCheck = (id) => {
+    if (inCheck.has(id)) return inCheck.get(id);
+    const frame = byId.get(id) && byId.get(id).callFrame;
+    const hit = Boolean(frame && frame.functionName === VERIFY_FRAME.functionName && String(frame.url).replace(/\\/g, '/').endsWith(VERIFY_FRAME.file));
+    const answer = hit || (parent.has(id) ? underCheck(parent.get(id)) : false);
+    inCheck.set(id, answer);
+    return answer;
+  };
+  let us = 0;
+  for (const s of timedSamples(profile)) if (underCheck(s.id)) us += s.weight;
+  return Math.round(us / 10) / 100;
+}
 
 /** Whether the app command starts the app through `coldstart start`. */
 function underColdstartStart(command) {
@@ -15,7 +43,7 @@ function underColdstartStart(command) {
 
 /**
  * @param {object} report report.json of a profile taken in a container
- * @returns {Array<{ kind: 'container-start'|'container-code-cache', subject: string, file: null, line: null,
+ * @returns {Array<{ kind: 'container-start'|'container-verify'|'container-code-cache', subject: string, file: null, line: null,
  *   estimatedMs: number, evidence: string, fix: string }>}
  */
 function containerAdvice(report) {
@@ -33,7 +61,25 @@ function containerAdvice(report) {
         fix: 'pack the startup files at build time (coldstart pack --code-cache) and start with coldstart start, which serves them from memory; coldstart dockerfile prints the stages',
       });
     }
-  } else if ((cat.compile || 0) >= MIN_MS && cat.compile >= 0.1 * (cat.totalMs || Infinity)) {
+  } else {
+    advice.push(...startAdvice(report, cat, where, round));
+  }
+  return advice;
+}
+
+/** Under coldstart start: the code cache, and the check of every packed file against the disk. */
+function startAdvice(report, cat, where, round) {
+  const advice = [];
+  const command = report.command || [];
+  const verifying = !command.some((w, i) => w === '--verify=none' || (w === '--verify' && command[i + 1] === 'none'));
+  if (verifying && report.startVerifyMs >= MIN_MS) {
+    advice.push({
+      kind: 'container-verify', subject: 'checking every packed file against the disk', file: null, line: null, estimatedMs: report.startVerifyMs,
+      evidence: `${report.startVerifyMs} ms of the profile under ${where} in start's --verify size (a stat per packed file)`,
+      fix: 'start --verify none: an image\'s files do not change after its build, so start can serve the archive\'s copy without a stat each',
+    });
+  }
+  if ((cat.compile || 0) >= MIN_MS && cat.compile >= 0.1 * (cat.totalMs || Infinity)) {
     advice.push({
       kind: 'container-code-cache', subject: 'compiling at every start', file: null, line: null, estimatedMs: round(cat.compile),
       evidence: `${round(cat.compile)} ms of the profile under ${where} compiled code (${Math.round((100 * cat.compile) / cat.totalMs)}% of it)`,
@@ -43,4 +89,4 @@ function containerAdvice(report) {
   return advice;
 }
 
-module.exports = { containerAdvice, underColdstartStart };
+module.exports = { containerAdvice, startVerifyMs, underColdstartStart };

@@ -65,6 +65,8 @@ function buildReport(result, extra = {}) {
     modules,
     builtins: result.builtins || [],
     network,
+    // Under coldstart start: its check of every packed file against the disk (container advice).
+    startVerifyMs: result.profile ? require('./container-advice.js').startVerifyMs(result.profile) : null,
     afterReady: result.afterReady ? afterReadyOf(result, network, show) : null,
     ...verifiedAdvice(adviceOf(result, extra.readSource), extra.verification),
     artifacts: extra.artifacts || {},
