@@ -34,7 +34,10 @@ async function verifyLazyAdvice({ report, runOptions, runs, requests = [], max =
   if (!live().length) return trials.map(outcomeOf);
 
   // With --request, the first round also asks each request once, of the app as it is and with each stand-in.
-  const ask = requests.length ? (r) => (targetOf(r.address) ? askEach(targetOf(r.address), requests) : Promise.resolve(null)) : null;
+  const ask = requests.length ? (r) => {
+    const target = targetOf(r.address);
+    return target ? askEach(target, requests) : Promise.resolve(null);
+  } : null;
   const run = (env, answer) => capture({ ...runOptions, env, timingOnly: true, whileRunning: answer || undefined, signal, force });
   const plain = [];
   let reference = null;
