@@ -35,40 +35,36 @@ module.exports = {
     if (argv.docker == null && argv.runtime != null) throw new UsageError('--runtime is the container runtime of --docker: give --docker IMAGE too');
     if (argv.docker != null && argv.keepRunning) throw new UsageError('--keep-running does not work with --docker: the container ends with the capture');
     const made = ensureWritableDir(outDir);
-    if (argv.docker != null) {
-      try {
-        return await profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs: options.timeoutMs });
-      } catch (err) {
-        require('../make-dir.js').removeMadeDirs(made);
-        throw err;
-      }
-    }
-
-    const { capture } = require('../capture/capture.js');
-    const { withInterrupts } = require('../interrupt.js');
-    let result;
     try {
-      result = await withInterrupts((traps) => capture({
-        ...options,
-        interval,
-        coverage: argv.coverage || argv.verifyAdvice,
-        after,
-        keepRunning: argv.keepRunning,
-        signal: traps.signal,
-        force: traps.force,
-      }));
+      return argv.docker != null
+        ? await profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs: options.timeoutMs })
+        : await profileHere(argv, ctx, outDir, { options, interval, after, verifyRuns });
     } catch (err) {
       require('../make-dir.js').removeMadeDirs(made); // a failed run leaves nothing behind
       throw err;
     }
-
-    const verification = verifyRuns && !result.partial ? await verifyAdvice(result, options, verifyRuns, after, argv, ctx) : null;
-    const { writeProfileArtifacts } = require('../report/profile-artifacts.js');
-    const report = writeProfileArtifacts(result, outDir, ctx.cwd, { verification });
-    printReport(report, argv, ctx);
-    return result.partial ? 130 : 0;
   },
 };
+
+/** The capture on this machine, the advice verified when asked, the artifacts and the summary. */
+async function profileHere(argv, ctx, outDir, { options, interval, after, verifyRuns }) {
+  const { capture } = require('../capture/capture.js');
+  const { withInterrupts } = require('../interrupt.js');
+  const result = await withInterrupts((traps) => capture({
+    ...options,
+    interval,
+    coverage: argv.coverage || argv.verifyAdvice,
+    after,
+    keepRunning: argv.keepRunning,
+    signal: traps.signal,
+    force: traps.force,
+  }));
+  const verification = verifyRuns && !result.partial ? await verifyAdvice(result, options, verifyRuns, after, argv, ctx) : null;
+  const { writeProfileArtifacts } = require('../report/profile-artifacts.js');
+  const report = writeProfileArtifacts(result, outDir, ctx.cwd, { verification });
+  printReport(report, argv, ctx);
+  return result.partial ? 130 : 0;
+}
 
 /** The report as one JSON document (--json) or the terminal summary. */
 function printReport(report, argv, ctx) {
