@@ -3,7 +3,7 @@
 // while none was (seed 003: under request-based billing the platform throttles the CPU whenever
 // no request is in flight, so that work crawls), which code used it, and how outbound connections
 // were reused. Pure: the window's CPU profile and report.json's `network` in, figures out.
-const { categorize, functionTotals } = require('./cpuprofile-categories.js');
+const { categorize, fileOfUrl, functionTotals } = require('./cpuprofile-categories.js');
 const { connectionReuse, noReuseFindings } = require('./connection-reuse.js');
 const { median } = require('../stats.js');
 
@@ -83,10 +83,8 @@ function complement(windows, from, to) {
 
 function fileOf(url, show) {
   if (!url) return null;
-  if (url.startsWith('file:')) {
-    try { return show(require('url').fileURLToPath(url)); } catch { return url; }
-  }
-  return url.startsWith('/') ? show(url) : url;
+  const file = fileOfUrl(url);
+  return file.startsWith('/') ? show(file) : file;
 }
 
 /** Served requests by method and path: count, statuses and the median time to answer. */

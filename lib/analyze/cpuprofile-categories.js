@@ -132,6 +132,9 @@ function loaderRule(callFrame) {
   return entry.names.get(callFrame.functionName) || entry.any;
 }
 
+/** The file of a profile frame's url: a file:// URL as a path, any other url (node:…, a path) as it is. */
+const fileOfUrl = (url) => (url.startsWith('file://') ? decodeURIComponent(new URL(url).pathname) : url);
+
 /** The app's or its packages' code: a script with a url that is not Node's own or coldstart's. */
 function isUserFrame(callFrame) {
   const url = callFrame.url || '';
@@ -363,4 +366,4 @@ function functionTotals(profile, n = 10, { ranges, byStamp } = {}) {
     .map(({ total, ...f }) => ({ ...f, totalMs: total / 1000 }));
 }
 
-module.exports = { categorize, functionTotals, topFunctions, timedSamples, CATEGORIES };
+module.exports = { categorize, fileOfUrl, functionTotals, topFunctions, timedSamples, CATEGORIES };

@@ -145,6 +145,11 @@ function verifiedAdvice(advice, verification) {
   return { advice: kept, adviceDropped };
 }
 
+/** Modules loaded: a production startup report lists packages only, with their module counts. */
+function moduleCount(report) {
+  return report.modules.length || (report.packages || []).reduce((n, p) => n + (p.modules || 0), 0);
+}
+
 /** How a report names its ready moment: 'listening', 'exit', the first 2xx of a readiness URL, a mark. */
 function momentOf(until) {
   if (until === 'listen') return 'listening';
@@ -153,4 +158,4 @@ function momentOf(until) {
   return `the ${until} mark`;
 }
 
-module.exports = { buildReport, headline , momentOf };
+module.exports = { buildReport, headline, moduleCount, momentOf };

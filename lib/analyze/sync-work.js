@@ -3,6 +3,7 @@
 // zlib's and crypto's *Sync calls, and a module's own top-level code (JSON.parse of a big file, a
 // loop), each with the app's file and line that did it. Nothing else can run while it does. Pure:
 // the lines of a call come from the caller's source, which readSource gives.
+const { fileOfUrl } = require('./cpuprofile-categories.js');
 
 // Blocking calls below this are not worth a line.
 const MIN_MS = 5;
@@ -17,7 +18,6 @@ const TOP_LEVEL_FIX = 'defer this work until it is first needed, or do it at bui
 
 /** The app's own code: a file, not Node's internals and not coldstart's agent. */
 const isAppFrame = (frame) => /^(file:\/\/|\/)/.test(frame.url) && !/\/lib\/capture\/[\w-]+\.c?js$/.test(frame.url);
-const fileOf = (url) => (url.startsWith('file://') ? decodeURIComponent(new URL(url).pathname) : url);
 
 /**
  * @param {{profile?: object}} result the capture result (its trimmed CPU profile)
@@ -52,12 +52,12 @@ function syncWork(result, options = {}) {
       if (mod && /Sync$|^syncBufferWrapper$/.test(frame.functionName)) {
         api = `${mod.name}.${frame.functionName === 'syncBufferWrapper' ? '*Sync' : frame.functionName}`;
       } else if (api && isAppFrame(frame)) {
-        add(api, fileOf(frame.url), null, ms);
+        add(api, fileOfUrl(frame.url), null, ms);
         return;
       } else if (!api && node === leaf && isAppFrame(frame) && frame.functionName === '' && frame.lineNumber === 0) {
         // The leaf is a module's own top-level code: the line most of its samples were on.
         const ticks = (leaf.positionTicks || []).slice().sort((a, b) => b.ticks - a.ticks);
-        add('top-level code', fileOf(frame.url), ticks.length ? ticks[0].line : null, ms);
+        add('top-level code', fileOfUrl(frame.url), ticks.length ? ticks[0].line : null, ms);
         return;
       }
     }

@@ -15,6 +15,7 @@ const { ms, size, palette, table, shorten, count } = require('./terminal.js');
 const { compareSamples, median, formatComparison, formatSignedMs, formatMs } = require('../stats.js');
 const { runSamples } = require('./run-samples.js');
 const { CATEGORIES } = require('../analyze/cpuprofile-categories.js');
+const { moduleCount } = require('../analyze/startup-report.js');
 
 /** The noise band of single runs: a change within it is not told apart from run-to-run spread. */
 const SINGLE_RUN_NOISE = Object.freeze({
@@ -154,11 +155,6 @@ function diffReports(before, after, { top = 10, confidence = 0.95, samples = nul
     places: { before: placeOf(before), after: placeOf(after) },
     sideBySide: placeOf(before) !== placeOf(after) ? packagesSideBySide(before, after, Math.max(top, 15)) : null,
   };
-}
-
-/** Modules loaded: a production startup report lists packages only, with their module counts. */
-function moduleCount(report) {
-  return report.modules.length || report.packages.reduce((n, p) => n + (p.modules || 0), 0);
 }
 
 /** Where a report was taken: 'host', or the container runtime and image. */

@@ -3,7 +3,7 @@
 // to ready went. The figures and tables are rendered here, so they read without scripts; the
 // timeline and the require tree are drawn in the page from the embedded report. Pure.
 const { shellLine } = require('../shell-words.js');
-const { momentOf } = require('../analyze/startup-report.js');
+const { moduleCount, momentOf } = require('../analyze/startup-report.js');
 const { ms, size, gcShare, noReuseLine, verifiedText } = require('./terminal.js');
 
 const CATEGORY_ORDER = ['resolve', 'read', 'compile', 'execute', 'gc', 'other', 'idle'];
@@ -315,7 +315,7 @@ function renderReportHtml(report) {
   <div class="meta">node <b id="node-version">${esc(report.node)}</b> · root <code>${esc(report.root)}</code> · pid ${esc(report.pid)}${placeLine(report)}</div>
   <div class="stats">
     ${stat(`time to ready (${momentOf(report.until)})`, fmtMs(report.readyAt), report.attachMs != null ? `excludes a ${fmtMs(report.attachMs)} profiler pause` : '')}
-    ${stat('modules', String(report.modules.length || (report.packages || []).reduce((n, p) => n + (p.modules || 0), 0)), `${(report.packages || []).length} packages`)}
+    ${stat('modules', String(moduleCount(report)), `${(report.packages || []).length} packages`)}
     ${stat('loading modules', fmtMs(moduleMs), Number.isFinite(firstModule) ? `first module at ${fmtMs(firstModule)}` : '')}
     ${stat('files read', String(report.files), fmtBytes(report.bytes))}
     ${stat('outside the root', String(outside), outside ? 'never packed' : 'all packable')}
