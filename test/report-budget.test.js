@@ -15,6 +15,7 @@ test('--tolerance takes a percentage or a duration', () => {
   assert.deepStrictEqual(parseTolerance('25ms'), { ms: 25 });
   assert.deepStrictEqual(parseTolerance('0.5s'), { ms: 500 });
   assert.deepStrictEqual(parseTolerance('0'), { ms: 0 });
+  assert.deepStrictEqual(parseTolerance(undefined), { percent: 10, atLeastMs: 10 }, 'not given: 10%, at least 10 ms');
   for (const bad of ['10', '-5%', '%', 'ten', '5 %', '']) {
     assert.throws(() => parseTolerance(bad), (err) => err instanceof UsageError && /invalid --tolerance/.test(err.message), bad);
   }
@@ -75,7 +76,7 @@ test('baseline: the shift\'s interval against the tolerance (10% of the baseline
   const same = evaluateBudget({ samples: around(201, 10), modules: 1 }, { baseline });
   const c = same.checks[0];
   assert.deepStrictEqual([c.verdict, c.change, c.method, c.limit], ['pass', 'noise', 'raw', 20]);
-  assert.match(c.message, /within noise \(tolerance 20\.0 ms \(--tolerance 10% of the baseline's 200 ms\)\)/);
+  assert.match(c.message, /within noise \(tolerance 20\.0 ms \(--tolerance 10% of the baseline's 200 ms, at least 10 ms\)\)/);
 
   const slower = evaluateBudget({ samples: around(260, 10), modules: 1 }, { baseline });
   const cmp = compareSamples(baseline.samples, around(260, 10));
@@ -95,6 +96,18 @@ test('baseline: the shift\'s interval against the tolerance (10% of the baseline
 
   const faster = evaluateBudget({ samples: around(150, 10), modules: 1 }, { baseline, tolerance: { percent: 0 } });
   assert.deepStrictEqual([faster.checks[0].verdict, faster.checks[0].change], ['pass', 'faster']);
+});
+
+test('baseline of a small app: the default tolerance is at least 10 ms, a percentage given is taken as given', () => {
+  const baseline = { samples: around(33, 2) }; // 10% would be 3.3 ms
+  const measured = { samples: around(41, 2), modules: 1 }; // +8 ms: what a busy core alone did to such an app
+  const byDefault = evaluateBudget(measured, { baseline }).checks[0];
+  assert.deepStrictEqual([byDefault.limit, byDefault.verdict], [10, 'pass']);
+  assert.match(byDefault.message, /slower, within the tolerance \(tolerance 10\.0 ms \(--tolerance 10% of the baseline's 33\.0 ms, at least 10 ms\)\)/);
+  const given = evaluateBudget(measured, { baseline, tolerance: parseTolerance('10%') }).checks[0];
+  assert.deepStrictEqual([given.limit, given.verdict], [3.3, 'fail']);
+  const grown = evaluateBudget({ samples: around(83, 2), modules: 1 }, { baseline }).checks[0];
+  assert.strictEqual(grown.verdict, 'fail', '50 ms more work is over it');
 });
 
 test('baseline with an absolute tolerance', () => {

@@ -9,12 +9,19 @@ const { parseDuration } = require('../options.js');
 const { medianInterval, runsForMedianInterval, compareSamples, median, formatMs, formatSignedMs, formatMedianInterval } = require('../stats.js');
 const { floorAdjusted } = require('./machine-floor.js');
 
+// Without --tolerance: 10% of the baseline's median, and never less than 10 ms. Below that a busy
+// machine alone moves a small app's start (measured: a 33 ms app, one core busy, +7.9 ms
+// [4.3 … 11.8] over its idle baseline while the bare Node floor did not move).
+const DEFAULT_TOLERANCE = { percent: 10, atLeastMs: 10 };
+
 /**
- * --tolerance: '10%' (of the baseline's median) or a duration such as '25ms' (absolute).
- * @param {string|number} value
- * @returns {{ percent: number } | { ms: number }}
+ * --tolerance: '10%' (of the baseline's median) or a duration such as '25ms' (absolute); not
+ * given: DEFAULT_TOLERANCE.
+ * @param {string|number|undefined} value
+ * @returns {{ percent: number, atLeastMs?: number } | { ms: number }}
  */
 function parseTolerance(value) {
+  if (value === undefined) return DEFAULT_TOLERANCE;
   const text = String(value).trim();
   const pct = /^(\d+(?:\.\d+)?)%$/.exec(text);
   if (pct) return { percent: Number(pct[1]) };
@@ -42,9 +49,13 @@ function intervalVerdict(low, high, limit) {
 const round = (n) => (n == null ? null : Math.round(n * 100) / 100);
 const pct = (c) => `${Math.floor(c * 100)}%`;
 const interval = (low, high) => `[${formatSignedMs(low)} … ${formatSignedMs(high)} ms]`;
-const describeTolerance = (t, allowed, baseMedian) => ('percent' in t
-  ? `${formatMs(allowed)} ms (--tolerance ${t.percent}% of the baseline's ${formatMs(baseMedian)} ms)`
-  : `${formatMs(allowed)} ms (--tolerance)`);
+const describeTolerance = (t, allowed, baseMedian) => {
+  if (!('percent' in t)) return `${formatMs(allowed)} ms (--tolerance)`;
+  const atLeast = t.atLeastMs ? `, at least ${t.atLeastMs} ms` : '';
+  return `${formatMs(allowed)} ms (--tolerance ${t.percent}% of the baseline's ${formatMs(baseMedian)} ms${atLeast})`;
+};
+/** The regression a tolerance allows over a baseline of this median, in ms. */
+const allowedMs = (t, baseMedian) => ('percent' in t ? Math.max((baseMedian * t.percent) / 100, t.atLeastMs || 0) : t.ms);
 
 /** More runs to narrow an interval: twice as many, at least 10 (a 95% interval needs 6). */
 const moreRuns = (n) => Math.max(10, 2 * n);
@@ -98,7 +109,7 @@ const brief = (cmp) => ({ shift: round(cmp.shift), low: round(cmp.low), high: ro
 
 function baselineCheck(measured, baseline, tolerance, confidence) {
   const baseMedian = median(baseline.samples);
-  const allowed = round('percent' in tolerance ? (baseMedian * tolerance.percent) / 100 : tolerance.ms);
+  const allowed = round(allowedMs(tolerance, baseMedian));
   const floor = floorAdjusted(baseline, measured);
   const cmp = baselineShift(floor, confidence);
   const verdict = cmp.verdict === 'too few runs' ? 'undecided' : intervalVerdict(cmp.low, cmp.high, allowed);
@@ -133,7 +144,7 @@ function baselineCheck(measured, baseline, tolerance, confidence) {
  * @param {{ samples: number[], control?: number[], modules: number }} measured times to ready of
  *   the timed runs, and of the machine's floor (a bare Node that listens) run alternately with them
  * @param {{ budgetMs?: number, maxModules?: number, baseline?: { samples: number[], control?: number[], alternated?: boolean },
- *   tolerance?: { percent: number } | { ms: number }, confidence?: number }} limits tolerance
+ *   tolerance?: { percent: number, atLeastMs?: number } | { ms: number }, confidence?: number }} limits tolerance
  *   defaults to 10%, confidence to 0.95; a baseline `alternated` was run with this measurement,
  *   run for run (its samples are compared as they are)
  * @returns {{ ok: boolean, undecided: boolean, checks: Array<{ name: 'budget'|'max-modules'|'baseline',
@@ -182,7 +193,7 @@ function evaluateBudget(measured, limits = {}) {
         : `${measured.modules} modules loaded to start, over --max-modules ${limits.maxModules} (by ${measured.modules - limits.maxModules})`,
     });
   }
-  if (limits.baseline) checks.push(baselineCheck(measured, limits.baseline, limits.tolerance || { percent: 10 }, confidence));
+  if (limits.baseline) checks.push(baselineCheck(measured, limits.baseline, limits.tolerance || DEFAULT_TOLERANCE, confidence));
   if (limits.maxAdviceMs != null) checks.push(adviceCheck(measured.advice, limits.maxAdviceMs));
   return { ok: checks.every((c) => c.ok), undecided: checks.some((c) => c.verdict === 'undecided'), checks };
 }
