@@ -1,16 +1,19 @@
 #!/usr/bin/env node
 'use strict';
 // Time to listen of an app in a container, under runc and gVisor (runsc): the seed's generated
-// 1000-module fixture (default) or fixtures/otel-express (--app otel-express: express traced by
-// OpenTelemetry from a --require preload). Variants: plain node, the seed's shell recipe (tar xf
-// the startup archive, then node), `coldstart start` (in place, --into a tmpfs, from memory),
-// Node's own compile cache (NODE_COMPILE_CACHE, regular and portable, built at image build) and
-// the app's ncc bundle (`coldstart bundle`, run from /bundle), alone and with a compile cache. Each sample is a fresh `docker run`, timed
+// 1000-module fixture (default), fixtures/otel-express (--app otel-express: express traced by
+// OpenTelemetry from a --require preload) or a heavy real app (--app heavy: express, googleapis and
+// firebase-admin installed from the npm registry, about 1,200 modules at startup). Variants: plain
+// node, the seed's shell recipe (tar xf the startup archive, then node), `coldstart start` (in
+// place, --into a tmpfs, from memory), Node's own compile cache (NODE_COMPILE_CACHE, regular and
+// portable, built at image build) and the app's ncc bundle (`coldstart bundle`, run from /bundle),
+// alone and with a compile cache. Each sample is a fresh `docker run`, timed
 // from the moment the client is started to the app's listening line; a warm-up round is run
 // first and left out. Rounds interleave the variants, so drift on a shared machine spreads
 // over all of them instead of landing on one.
-// Needs the engine and base image from .ci/docker-up.sh. Prints a markdown table on stdout,
-// progress on stderr when it is a terminal or with --verbose (usage below).
+// Needs the engine and base image from .ci/docker-up.sh (and the npm registry for --app heavy).
+// Prints a markdown table on stdout, progress on stderr when it is a terminal or with --verbose
+// (usage below).
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -24,6 +27,7 @@ const { summarize } = require('../lib/stats.js');
 const { describeMachine: describeBenchMachine } = require('../lib/bench/runner.js');
 const { generateFixture, LISTENING_PATTERN } = require('../lib/fixtures/generate.js');
 const { readTarEntries } = require('../lib/start/tar-reader.js');
+const { INDEX_PATH } = require('../lib/archive-format.js');
 const { CommandError, UsageError } = require('../lib/errors.js');
 const { parseCount } = require('../lib/options.js');
 const { writeFileAtomic } = require('../lib/write-atomic.js');
@@ -31,17 +35,20 @@ const { size } = require('../lib/report/terminal.js');
 const { treeSize } = require('../lib/tree-size.js');
 
 const USAGE = `usage: node bench/docker-startup.js [--runs 10] [--warmup 1] [--runtimes runc,runsc]
-  [--app fixture|otel-express] [--variants NAME,...] [--modules 1000] [--seed 42]
+  [--app fixture|otel-express|heavy] [--variants NAME,...] [--modules 1000] [--seed 42]
   [--base-image coldstart-node:local] [--tag IMAGE:TAG] [--json FILE] [--keep-image] [--verbose]
 
-Apps: fixture (the seed's generated fixture, --modules and --seed apply; default) and
-otel-express (fixtures/otel-express with its packages from coldstart's own node_modules).
+Apps: fixture (the seed's generated fixture, --modules and --seed apply; default),
+otel-express (fixtures/otel-express with its packages from coldstart's own node_modules) and
+heavy (express, googleapis and firebase-admin installed with npm from the registry into a scratch
+directory: a Drive client and a Firebase app made at startup, about 1,200 modules).
 Variants: floor-container, floor-node, plain, seed-tmpfs, seed-inplace, start-inplace,
 start-into, start-memory, start-memory-noverify, start-memory-cache-compiled, start-memory-cache,
 compile-cache, compile-cache-portable, bundle, bundle-compile-cache. All by default for the
-fixture; for otel-express the floors, plain, start-into, start-memory, start-memory-noverify,
-start-memory-cache-compiled, start-memory-cache, compile-cache, compile-cache-portable, bundle and
-bundle-compile-cache. The compile-cache variants need Node 22.1+ in the base image (left out otherwise).
+fixture; for otel-express and heavy the floors, plain, start-into, start-memory,
+start-memory-noverify, start-memory-cache-compiled, start-memory-cache, compile-cache,
+compile-cache-portable, bundle and bundle-compile-cache. The compile-cache variants need Node 22.1+
+in the base image (left out otherwise).
 `;
 const DOCKERFILE = path.join(__dirname, 'docker', 'Dockerfile.startup');
 const BASE_IMAGE = 'coldstart-node:local';
@@ -66,10 +73,34 @@ function seedScript(dir, command) {
     + `echo "bench: extracted $(date +%s%N)" && ${cd}exec ${command.join(' ')}`;
 }
 
+// The heavy app: express with the Google API client and the Firebase Admin SDK, made at startup
+// but never called: no credentials and no network, in the build or in the container.
+const HEAVY_SERVER = `'use strict';
+const express = require('express');
+const { google } = require('googleapis');
+const admin = require('firebase-admin');
+
+admin.initializeApp({ projectId: 'coldstart-bench' });
+const drive = google.drive({ version: 'v3' });
+
+const app = express();
+app.get('/', (req, res) => res.json({ drive: typeof drive.files.list, firebase: admin.app().name }));
+const server = app.listen(Number(process.env.PORT || 8080), () => {
+  console.log(\`heavy listening on \${server.address().port}\`);
+});
+`;
+
+// The variants timed by default on a real app; the seed's recipe and in-place extraction, the
+// fixture's comparisons, are left to --variants.
+const REAL_APP_VARIANTS = ['floor-container', 'floor-node', 'plain', 'start-into', 'start-memory', 'start-memory-noverify',
+  'start-memory-cache-compiled', 'start-memory-cache', 'compile-cache', 'compile-cache-portable', 'bundle', 'bundle-compile-cache'];
+
 /**
  * The apps the image can hold. `command` starts the app from its directory (words without
  * quoting: the Dockerfile's shell splits them); `ready` is its listening line; `env` is set in
- * every container; `variants` are the ones run unless --variants says otherwise (undefined: all).
+ * every container; `variants` are the ones run unless --variants says otherwise (undefined: all);
+ * `install`, when present, are the packages npm installs from the registry beside `source`
+ * (the app's server.js) instead of taking a directory of fixtures/.
  */
 const APPS = {
   fixture: {
@@ -82,8 +113,15 @@ const APPS = {
     ready: /^otel-express listening on \d+$/m,
     // A fixed port: the app would take any free one with 0, but a fixed one is what a platform gives.
     env: { PORT: '8080' },
-    variants: ['floor-container', 'floor-node', 'plain', 'start-into', 'start-memory', 'start-memory-noverify',
-      'start-memory-cache-compiled', 'start-memory-cache', 'compile-cache', 'compile-cache-portable', 'bundle', 'bundle-compile-cache'],
+    variants: REAL_APP_VARIANTS,
+  },
+  heavy: {
+    command: ['node', 'server.js'],
+    ready: /^heavy listening on \d+$/m,
+    env: { PORT: '8080' },
+    install: ['express', 'googleapis', 'firebase-admin'],
+    source: HEAVY_SERVER,
+    variants: REAL_APP_VARIANTS,
   },
 };
 
@@ -306,23 +344,56 @@ function copyTools(into) {
   }
 }
 
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/**
+ * Writes an app's server.js into `dir` and installs its packages there from the npm registry
+ * (`npm install --prefix`, which also writes the package.json the build context is assembled
+ * from). Returns the installed versions and the size of the node_modules npm made.
+ * @returns {{versions: Record<string, string>, files: number, bytes: number}}
+ */
+function installApp(dir, { install, source }) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'server.js'), source);
+  try {
+    execFileSync(npm, ['install', '--no-audit', '--no-fund', '--prefix', dir, ...install], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (err) {
+    const said = String(err.stderr || err.message).trim().split('\n').slice(-5).join('\n');
+    throw new CommandError(`npm install ${install.join(' ')} failed (the app needs the npm registry):\n${said}`, { code: 'BENCH_NPM_INSTALL' });
+  }
+  const versions = {};
+  for (const name of install) {
+    versions[name] = JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', ...name.split('/'), 'package.json'), 'utf8')).version;
+  }
+  return { versions, ...treeSize(path.join(dir, 'node_modules')) };
+}
+
 /**
  * Assembles the build context (the app with its packages and coldstart in its node_modules,
  * tools) and builds the image, whose first stage runs `coldstart pack` and `coldstart bundle`.
- * The generated fixture is generated first; otel-express takes its packages from coldstart's
- * own node_modules.
- * @returns {Promise<{tag: string, buildMs: number, fixture: ?object, packages: number,
- *   archive: {files: number, bytes: number, archiveBytes: number}, bundle: object}>}
+ * The generated fixture is generated first; an app with packages to install is installed into a
+ * scratch directory; otel-express takes its packages from coldstart's own node_modules.
+ * @returns {Promise<{tag: string, buildMs: number, fixture: ?object, installed: ?object, packages: number,
+ *   archive: {files: number, modules: number, bytes: number, archiveBytes: number}, bundle: object}>}
  */
 async function prepareImage({ workDir, appName, modules, seed, baseImage, tag, onProgress }) {
   const context = path.join(workDir, 'context');
+  const app = APPS[appName];
   let fixture = null;
+  let installed = null;
   let assembled;
   if (appName === 'fixture') {
     const fixtureDir = path.join(workDir, 'fixture');
     fixture = await generateFixture({ dir: fixtureDir, modules, seed });
     assembled = assembleContext({ app: fixtureDir, into: path.join(context, 'app'), nodeModules: path.join(fixtureDir, 'node_modules') });
     onProgress(`building ${tag} (fixture: ${fixture.modules} modules, ${fixture.files} files)`);
+  } else if (app.install) {
+    const appDir = path.join(workDir, appName);
+    onProgress(`npm install ${app.install.join(' ')}`);
+    installed = installApp(appDir, app);
+    onProgress(`installed ${describeVersions(installed.versions)}: ${installed.files} files, ${size(installed.bytes)} in node_modules`);
+    assembled = assembleContext({ app: appDir, into: path.join(context, 'app') });
+    onProgress(`building ${tag} (${appName}: ${assembled.packages.length} packages)`);
   } else {
     assembled = assembleContext({
       app: path.join(REPO, 'fixtures', appName), into: path.join(context, 'app'), nodeModules: path.join(REPO, 'node_modules'),
@@ -338,11 +409,11 @@ async function prepareImage({ workDir, appName, modules, seed, baseImage, tag, o
   fs.copyFileSync(path.join(__dirname, 'docker', 'exit-on-listen.cjs'), path.join(preload, 'exit-on-listen.cjs'));
   const built = await buildImage({
     context, dockerfile: DOCKERFILE, tag, timeoutMs: 900_000,
-    buildArgs: { NODE_IMAGE: baseImage, APP_COMMAND: APPS[appName].command.join(' ') },
+    buildArgs: { NODE_IMAGE: baseImage, APP_COMMAND: app.command.join(' ') },
   });
   const fromImage = copyFromImage(tag, workDir, ['/startup.tar', BUNDLE_DIR]);
   return {
-    tag, buildMs: built.ms, fixture, packages: assembled.packages.length,
+    tag, buildMs: built.ms, fixture, installed, packages: assembled.packages.length,
     archive: describeArchive(path.join(fromImage, 'startup.tar')),
     bundle: describeBundle(path.join(fromImage, path.basename(BUNDLE_DIR))),
   };
@@ -384,16 +455,19 @@ function describeBundle(dir) {
   };
 }
 
+// modules: the startup modules pack saw load (the index's format of each), JSON included.
 function describeArchive(file) {
   const buffer = fs.readFileSync(file);
   let files = 0;
   let bytes = 0;
+  let modules = 0;
   for (const entry of readTarEntries(buffer)) {
     if (entry.type === 'dir') continue;
     files += 1;
     bytes += entry.data.length;
+    if (entry.path === INDEX_PATH) modules = Object.keys(JSON.parse(entry.data.toString('utf8')).formats || {}).length;
   }
-  return { files, bytes, archiveBytes: buffer.length };
+  return { files, modules, bytes, archiveBytes: buffer.length };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -401,7 +475,7 @@ function describeArchive(file) {
 
 /**
  * Builds the image and times every variant under every runtime.
- * @param {{app?: 'fixture'|'otel-express', runs?: number, warmup?: number, runtimes?: string[],
+ * @param {{app?: 'fixture'|'otel-express'|'heavy', runs?: number, warmup?: number, runtimes?: string[],
  *   variants?: string[], modules?: number, seed?: number, baseImage?: string, tag?: string,
  *   keepImage?: boolean, timeoutMs?: number, onProgress?: (line: string) => void}} [options]
  *   modules and seed shape the generated fixture only.
@@ -477,6 +551,7 @@ async function runBenchmark(options = {}) {
       machine,
       image: {
         fixture: fixture ? { modules: fixture.modules, files: fixture.files, bytes: fixture.bytes } : null,
+        installed: image.installed,
         packages: image.packages,
         archive: image.archive,
         bundle: image.bundle,
@@ -512,7 +587,12 @@ function describeCompileCaches(caches) {
 }
 
 function describeSize(archive) {
-  return `${archive.files} files, ${size(archive.bytes)} (tar ${size(archive.archiveBytes)})`;
+  const modules = archive.modules ? ` (${archive.modules} modules)` : '';
+  return `${archive.files} files${modules}, ${size(archive.bytes)} (tar ${size(archive.archiveBytes)})`;
+}
+
+function describeVersions(versions) {
+  return Object.entries(versions).map(([name, version]) => `${name}@${version}`).join(', ');
 }
 
 function describeBundleSize(bundle) {
@@ -537,8 +617,11 @@ function describeApp(report) {
   const { fixture } = report.image;
   if (fixture) return `Fixture: ${fixture.modules} modules, ${fixture.files} files`;
   const app = APPS[report.app];
-  return `App: fixtures/${report.app} (\`${app.command.join(' ')}\`, PORT=${app.env.PORT}),`
-    + ` ${report.image.packages} packages in node_modules`;
+  const { installed } = report.image;
+  const source = installed ? `${report.app}, ${describeVersions(installed.versions)} from the npm registry` : `fixtures/${report.app}`;
+  const tree = installed ? ` (${installed.files} files, ${size(installed.bytes)})` : '';
+  return `App: ${source} (\`${app.command.join(' ')}\`, PORT=${app.env.PORT}),`
+    + ` ${report.image.packages} packages in node_modules${tree}`;
 }
 
 /**

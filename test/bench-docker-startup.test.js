@@ -92,6 +92,22 @@ test('docker-startup: otel-express runs its own command in every variant, the bu
   assert.equal(VARIANTS.find((v) => v.name === 'plain').label, 'plain `node index.js`');
 });
 
+test('docker-startup: heavy installs its three packages beside its server.js, which prints its ready line', () => {
+  const app = APPS.heavy;
+  assert.deepEqual(app.command, ['node', 'server.js']);
+  assert.deepEqual(app.install, ['express', 'googleapis', 'firebase-admin']);
+  assert.equal(app.env.PORT, '8080');
+  for (const required of ["require('express')", "const { google } = require('googleapis')", "require('firebase-admin')"]) {
+    assert.ok(app.source.includes(required), required);
+  }
+  // No credentials, so no network: a project id only.
+  assert.match(app.source, /initializeApp\(\{ projectId: '[^']+' \}\)/);
+  assert.ok(app.ready.test('heavy listening on 8080\n'));
+  const variants = variantsFor(app);
+  for (const name of app.variants) assert.ok(variants.some((v) => v.name === name), name);
+  assert.deepEqual(variants.find((v) => v.name === 'bundle').args, ['node', 'server.js']);
+});
+
 test('docker-startup: the markdown table shows one row per variant and indented phase rows', () => {
   const stats = (median, stddev) => ({ n: 3, median, stddev });
   const report = {
@@ -130,4 +146,17 @@ test('docker-startup: the markdown table shows one row per variant and indented 
     },
   };
   assert.match(renderMarkdown(otel), /^App: fixtures\/otel-express \(`node --require \.\/tracing\.js server\.js`, PORT=8080\), 86 packages in node_modules; archive: 8 files, .*; bundle: 4138 files, 19\.5 MB \(entry 2\.8 kB; 91 packages in node_modules, kept external: express\)\.$/m);
+
+  // An app installed from the registry: the footer gives the versions, its node_modules and the modules packed.
+  const heavy = {
+    ...otel,
+    app: 'heavy',
+    image: {
+      ...otel.image,
+      packages: 180,
+      installed: { versions: { express: '5.3.0', googleapis: '188.0.0', 'firebase-admin': '14.5.1' }, files: 7311, bytes: 310.7e6 },
+      archive: { files: 1275, modules: 1193, bytes: 40.1e6, archiveBytes: 49.7e6 },
+    },
+  };
+  assert.match(renderMarkdown(heavy), /^App: heavy, express@5\.3\.0, googleapis@188\.0\.0, firebase-admin@14\.5\.1 from the npm registry \(`node server\.js`, PORT=8080\), 180 packages in node_modules \(7311 files, 310\.7 MB\); archive: 1275 files \(1193 modules\), 40\.1 MB \(tar 49\.7 MB\); /m);
 });
