@@ -12,6 +12,7 @@ module.exports = {
     .option('manifest', { type: 'string', describe: 'pack the paths listed in this file (startup-files.txt) instead of running the app' })
     .option('code-cache', { type: 'boolean', default: false, describe: 'also store V8 code cache for the CommonJS startup modules, used by start --mode memory (the cache bytes differ from pack to pack)' })
     .option('settle', { type: 'string', describe: 'keep recording this long after the ready moment (e.g. 500ms), for files the app loads just after it (an import() after listen); they are packed, and in the code cache with --code-cache' })
+    .option('snapshot', { type: 'string', describe: 'also write a V8 startup snapshot of the CommonJS startup modules (evaluated now, at pack time) to this file, for node --snapshot-blob FILE entry.js; said and skipped when the app cannot have one' })
     .option('code-cache-run', { type: 'boolean', default: true, describe: 'record the cache from a second start of the app under coldstart start, up to its ready moment (--no-code-cache-run: compile the modules without running them, for apps whose start has side effects)' })
     .example('$0 pack --out /startup.tar -- node dist/index.js', '')
     .example('$0 pack --manifest .coldstart/startup-files.txt --out startup.tar', ''),
@@ -19,10 +20,13 @@ module.exports = {
     const out = path.resolve(ctx.cwd, argv.out || 'startup.tar');
     const { ensureWritableFile } = require('../output-target.js');
     const made = ensureWritableFile(out); // before the app runs: a bad --out is one line, exit 2
+    const snapshot = argv.snapshot != null ? snapshotTarget(argv, ctx, out) : undefined;
+    if (snapshot) made.push(...ensureWritableFile(snapshot, '--snapshot'));
     let summary;
     const progress = require('../progress.js').phaseProgress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
     try {
       if (argv.manifest && argv.appCommand.length) throw new UsageError('give either --manifest or an app command, not both');
+      if (snapshot && argv.manifest) throw new UsageError('--snapshot needs the app run, not --manifest: it evaluates the modules the run loaded');
       const { packApp } = require('../pack/pack-app.js');
       summary = await packApp({
         out,
@@ -32,6 +36,7 @@ module.exports = {
         capture: argv.manifest ? null : { ...captureOptionsFromArgv(argv, ctx), settleMs: settleMs(argv) },
         codeCache: argv.codeCache,
         codeCacheRun: argv.codeCacheRun,
+        snapshot,
         status: progress.phase,
       });
     } catch (err) {
@@ -47,6 +52,14 @@ module.exports = {
   },
 };
 
+/** --snapshot FILE, checked before the app runs: a file that can be written, not the archive. */
+function snapshotTarget(argv, ctx, out) {
+  if (argv.snapshot === '') throw new UsageError('--snapshot needs a file name, e.g. --snapshot /startup.blob');
+  const file = path.resolve(ctx.cwd, argv.snapshot);
+  if (file === out) throw new UsageError('--snapshot and --out name the same file');
+  return file;
+}
+
 /** --settle as milliseconds; 0 without it. */
 function settleMs(argv) {
   if (argv.settle == null) return 0;
@@ -61,6 +74,13 @@ function renderPackSummary(s) {
   if (s.codeCache) {
     const how = s.codeCache.made === 'run' ? 'recorded at the ready moment' : 'compiled without running';
     lines.push(`  code cache: ${s.codeCache.modules} modules, ${size(s.codeCache.bytes)}, ${how}`);
+  }
+  if (s.snapshot && s.snapshot.file) {
+    lines.push(`  snapshot: ${s.snapshot.modules} modules evaluated, ${size(s.snapshot.bytes)} in ${s.snapshot.file}: start the app with node --snapshot-blob ${s.snapshot.file} <entry>`);
+    const { leftOut } = s.snapshot;
+    // The modules that could not be evaluated ahead, by their own reason (not those that load them).
+    const causes = leftOut.filter((m) => !/, which loads at start$/.test(m.reason));
+    if (leftOut.length) lines.push(`    ${leftOut.length} module${leftOut.length === 1 ? '' : 's'} load at start instead, because ${causes.slice(0, 3).map((m) => `${m.file} ${m.reason}`).join('; ')}${causes.length > 3 ? `; and ${causes.length - 3} more (--json lists all)` : ''}`);
   }
   if (s.outsideRoot.length) {
     lines.push(`  not packed, outside the root ${s.root}:`);

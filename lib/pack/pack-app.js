@@ -16,10 +16,11 @@ const { warning } = require('../warnings.js');
  * @param {?object} [options.capture]     capture options (command, cwd, env, until, timeoutMs, root, esm)
  * @param {boolean} [options.codeCache]   also store V8 code cache for the CommonJS startup modules
  * @param {boolean} [options.codeCacheRun] record that cache from a run of the app under coldstart start
+ * @param {string} [options.snapshot]     also write a startup snapshot of the CommonJS startup modules here
  * @param {(phase: string) => void} [options.status] told as each phase begins (progress lines)
- * @returns {Promise<object>} the summary (archive, root, files, bytes, codeCache, tree, outsideRoot, missing, warnings, ms)
+ * @returns {Promise<object>} the summary (archive, root, files, bytes, codeCache, snapshot, tree, outsideRoot, missing, warnings, ms)
  */
-async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captureOptions, codeCache: wantCodeCache, codeCacheRun, status = () => {} }) {
+async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captureOptions, codeCache: wantCodeCache, codeCacheRun, snapshot: snapshotOut, status = () => {} }) {
   const started = process.hrtime.bigint();
   const { readManifestFile, confineToRoot } = require('./manifest.js');
   let root;
@@ -28,6 +29,7 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
   let readyAt = null;
   let index = null;
   let appRun = null;
+  let order = []; // root-relative modules in the order the app loaded them
 
   if (manifest) {
     root = path.resolve(cwd, manifestRoot || '.');
@@ -46,6 +48,7 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
     root = result.root;
     listed = result.files.map((f) => f.path);
     index = startupIndex(result);
+    order = result.modules.map((m) => relativeInside(result.root, m.file)).filter(Boolean);
     const { command, env, until, timeoutMs, settleMs } = captureOptions;
     appRun = { command, cwd: captureOptions.cwd, env, until, timeoutMs, settleMs };
     outsideRoot = result.outsideRoot;
@@ -80,6 +83,16 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
   }
   status(`writing ${files.length} files into the archive`);
   const written = write(out, codeCache);
+  let snapshot = null;
+  if (snapshotOut && index) {
+    status('making the startup snapshot: the CommonJS startup modules evaluated under node --build-snapshot');
+    const { makeSnapshot } = require('./make-snapshot.js');
+    snapshot = await makeSnapshot({ out: snapshotOut, archive: out, root, files, order, index, appRun });
+    if (snapshot.refused) {
+      const { file, reason } = snapshot.refused;
+      warnings.push(warning('PACK_SNAPSHOT_REFUSED', `no snapshot written: ${file ? `${file} ` : ''}${reason}; the archive serves coldstart start as usual`, snapshot.refused));
+    }
+  }
   const { treeSize } = require('../tree-size.js');
   return {
     archive: out,
@@ -87,6 +100,7 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
     files: files.length,
     bytes: written.bytes - written.generatedBytes,
     codeCache: codeCache && { modules: Object.keys(codeCache.index.entries).length, bytes: codeCache.blob.length, made: codeCache.made },
+    snapshot,
     archiveBytes: written.archiveBytes,
     tree: treeSize(root),
     readyAt,

@@ -34,15 +34,20 @@ function compile(source, filename, cachedData) {
  */
 function withoutLoaderWarning(fn) {
   const emitWarning = process.emitWarning;
-  process.emitWarning = function quietLoaderWarning(warning) {
-    if (String(warning && warning.message ? warning.message : warning).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) return undefined;
-    return emitWarning.apply(this, arguments);
-  };
+  process.emitWarning = quietLoaderWarning(emitWarning);
   try {
     return fn();
   } finally {
     process.emitWarning = emitWarning;
   }
+}
+
+/** process.emitWarning without the warning about USE_MAIN_CONTEXT_DEFAULT_LOADER, which is ours. */
+function quietLoaderWarning(emitWarning) {
+  return function emitWarningButOurs(warning) {
+    if (String(warning && warning.message ? warning.message : warning).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) return undefined;
+    return emitWarning.apply(this, arguments);
+  };
 }
 
 /**
@@ -112,4 +117,4 @@ function runCompiled(mod, filename, script) {
   Reflect.apply(fn, mod.exports, [mod.exports, makeRequire(mod), mod, filename, path.dirname(filename)]);
 }
 
-module.exports = { joinCaches, compile, runCompiled, withoutLoaderWarning, cacheable, fitsThisV8 };
+module.exports = { joinCaches, compile, runCompiled, withoutLoaderWarning, quietLoaderWarning, cacheable, fitsThisV8 };

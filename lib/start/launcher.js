@@ -233,4 +233,4 @@ function writeLine(fd, line) {
   }
 }
 
-module.exports = { main, parseStartArgs };
+module.exports = { main, parseStartArgs, warn, writeLine };

@@ -1,0 +1,94 @@
+'use strict';
+// pack --snapshot FILE: a V8 startup snapshot of the app's CommonJS startup modules, evaluated
+// once at pack time by `node --build-snapshot lib/start/snapshot-main.js`, for `node
+// --snapshot-blob FILE entry.js` to start from. Made by the Node that runs pack, which must be the
+// Node that runs the app (a blob from another Node makes node exit with code 14). When the app
+// cannot have one (a preload that must see modules load, a module that opens a handle or is an ES
+// module or an addon, a module that throws when loaded alone), nothing is written and the reason
+// is returned: the archive alone still serves `coldstart start`.
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const Module = require('node:module');
+const { parseNodeCommand } = require('../node-command.js');
+
+const MAIN = path.join(__dirname, '..', 'start', 'snapshot-main.js');
+const PLAN_ENV = 'COLDSTART_SNAPSHOT_PLAN';
+const PRELOADS = new Set(['--require', '-r', '--import', '--loader', '--experimental-loader']);
+
+/**
+ * @param {object} options
+ * @param {string} options.out the snapshot file to write
+ * @param {string} options.archive the archive just written (the snapshot's start serves it)
+ * @param {string} options.root
+ * @param {string[]} options.files the archive's files, root-relative
+ * @param {string[]} options.order root-relative modules in the order the app loaded them
+ * @param {object} options.index the startup index (formats, resolutions)
+ * @param {{command: string[], cwd: string, env: object, timeoutMs: number}} options.appRun
+ * @returns {Promise<{file: string, modules: number, leftOut: {file: string, reason: string}[], bytes: number}
+ *   |{refused: {file: ?string, reason: string}}>} leftOut: modules that load at start instead, each with why
+ */
+async function makeSnapshot({ out, archive, root, files, order, index, appRun }) {
+  const parsed = parseNodeCommand(appRun.command);
+  const preload = parsed.flags.find((f) => PRELOADS.has(f.name));
+  if (preload) {
+    return { refused: { file: null, reason: `the app starts with ${preload.words.join(' ')}: a preload (an APM agent) must see the modules load, and in a snapshot they are loaded already` } };
+  }
+  const entry = path.resolve(appRun.cwd, parsed.entry);
+  const entryRel = path.relative(root, entry).split(path.sep).join('/');
+  // An entry that ends the process while it loads has no format recorded: only ES modules are turned away.
+  const entryFormat = index.formats[entryRel] || (entryRel.endsWith('.mjs') ? 'module' : 'commonjs');
+  if (entryFormat !== 'commonjs') return { refused: { file: entryRel, reason: 'the entry is an ES module: the snapshot holds CommonJS modules' } };
+  const modules = order.filter((rel) => rel !== entryRel && ['commonjs', 'json'].includes(index.formats[rel]));
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-snapshot-'));
+  const partial = `${out}.partial-${process.pid}`;
+  try {
+    const planFile = path.join(dir, 'plan.json');
+    const resultFile = path.join(dir, 'result.json');
+    fs.writeFileSync(planFile, JSON.stringify({
+      root, entry, archive, lib: path.join(__dirname, '..'), result: resultFile,
+      wrapper: Module.wrap('\0').split('\0'), builtins: Module.builtinModules,
+      modules, files, formats: index.formats, resolutions: index.resolutions,
+    }));
+    const exit = await run(process.execPath, ['--snapshot-blob', partial, '--build-snapshot', MAIN], {
+      cwd: appRun.cwd, env: { ...appRun.env, [PLAN_ENV]: planFile }, timeoutMs: appRun.timeoutMs,
+    });
+    const result = fs.existsSync(resultFile) ? JSON.parse(fs.readFileSync(resultFile, 'utf8')) : null;
+    if (result && result.refused) return { refused: result.refused };
+    if (!result || exit.code !== 0 || !fs.existsSync(partial)) {
+      const why = exit.timedOut ? `did not finish in ${Math.round(appRun.timeoutMs / 1000)} s` : `failed (${exit.signal || `exit code ${exit.code}`})`;
+      const last = exit.stderr.trim().split('\n').filter(Boolean).pop();
+      return { refused: { file: null, reason: `node --build-snapshot ${why}${last ? `: ${last}` : ''}` } };
+    }
+    fs.renameSync(partial, out);
+    const leftOut = result.leftOut.map(([file, reason]) => ({ file, reason }));
+    return { file: out, modules: result.evaluated, leftOut, bytes: fs.statSync(out).size };
+  } finally {
+    fs.rmSync(partial, { force: true });
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// The builder in its own process group, killed afterwards: nothing it started outlives pack.
+function run(command, args, { cwd, env, timeoutMs }) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    let stderr = '';
+    let ended = false;
+    child.stderr.setEncoding('utf8').on('data', (chunk) => { stderr = (stderr + chunk).slice(-20_000); });
+    const done = (result) => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(timer);
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* the group is gone already */ }
+      resolve({ ...result, stderr });
+    };
+    const timer = setTimeout(() => done({ timedOut: true }), timeoutMs);
+    child.on('error', (err) => done({ code: null, signal: null, error: err }));
+    child.on('close', (code, signal) => done({ code, signal }));
+  });
+}
+
+module.exports = { makeSnapshot };

@@ -1,0 +1,270 @@
+'use strict';
+// `pack --snapshot`: run by `node --build-snapshot` (lib/pack/make-snapshot.js), it evaluates the
+// app's CommonJS startup modules (all but the entry) into the heap that V8 keeps in the snapshot,
+// and sets what runs when `node --snapshot-blob FILE entry.js` starts: the archive served from
+// memory as `coldstart start` does, those modules put into require.cache as the Module objects
+// Node would have made, then the entry. The modules then are evaluated already: nothing of theirs
+// is read, compiled or run again. Each was compiled as its own script under its real file name,
+// so stack traces, __filename, require.resolve and require.cache are what a plain start shows.
+//
+// Node's snapshot builder lends this script a require() for built-in modules only, and its CJS
+// loader must not load anything before the snapshot is taken (the deserialised process would fail
+// an assertion): the app's modules are evaluated here by a loader of our own, over the
+// resolutions pack recorded, and become Module objects only after deserialisation.
+const fs = require('node:fs');
+const path = require('node:path');
+const vm = require('node:vm');
+const v8 = require('node:v8');
+
+const PLAN_ENV = 'COLDSTART_SNAPSHOT_PLAN';
+// Async resources a snapshot holds: promises, process.nextTick,
+const BENIGN = new Set(['PROMISE', 'TickObject', 'Microtask', 'DNSCHANNEL']); // and the resolver node:dns makes once
+// Built-in modules Node's snapshot builder cannot hold (Node 20-26: the build aborts, or they
+// throw in it): a module that requires one while it loads is left to load at start.
+const NOT_IN_SNAPSHOT = new Set(['http', 'https', 'tls', 'http2']);
+// Work the loads started may run to its end before the snapshot is taken; still going after this
+// long, it is taken for work that never ends (a server, an interval).
+const STILL_GOING_MS = 1000;
+
+/**
+ * Why a module is not in the snapshot. Not fatal: the module, and every module that was loading
+ * it, load at start instead. Fatal: no snapshot can be made (work already started, a cycle).
+ */
+class Refusal extends Error {
+  constructor(file, reason, fatal = false) {
+    super(reason);
+    this.file = file;
+    this.fatal = fatal;
+  }
+}
+
+function build() {
+  const plan = JSON.parse(fs.readFileSync(process.env[PLAN_ENV], 'utf8'));
+  delete process.env[PLAN_ENV];
+  const { root, wrapper: [head, tail] } = plan;
+  const abs = (rel) => path.join(root, rel);
+  const resolutions = new Map(plan.resolutions.map(([from, request, to]) => [`${from}\0${request}`, to]));
+  const builtins = new Set(plan.builtins);
+  const records = new Map(); // rel -> { module, live, tainted }
+  const leftOut = new Map(); // rel -> why it loads at start
+  const handedUnfinished = new Set(); // modules whose unfinished exports another module got (a cycle)
+  // Work a module starts while it loads (a timer, a socket) and that is still going when the
+  // snapshot is taken would not survive into it, even unref'd: seen through async hooks, which
+  // see every kind of it, each traced to the module whose load started it.
+  let loading = null; // the module being evaluated
+  const owners = new Map(); // asyncId -> the module that started it, directly or through a callback
+  const going = new Map(); // asyncId -> { type, rel }: not ended yet
+  const hook = require('node:async_hooks').createHook({
+    init(asyncId, type, triggerAsyncId) {
+      const rel = loading || owners.get(triggerAsyncId);
+      if (!rel) return;
+      owners.set(asyncId, rel);
+      if (!BENIGN.has(type)) going.set(asyncId, { type, rel });
+    },
+    destroy(asyncId) {
+      owners.delete(asyncId);
+      going.delete(asyncId);
+    },
+  }).enable();
+  const buildCache = Object.create(null); // what require.cache shows a module while it is built
+
+  function load(rel, parent) {
+    const known = records.get(rel);
+    if (known) {
+      if (!known.module.loaded) handedUnfinished.add(rel);
+      return known.module.exports;
+    }
+    if (leftOut.has(rel)) throw new Refusal(rel, leftOut.get(rel));
+    const format = plan.formats[rel];
+    if (format !== 'commonjs' && format !== 'json') throw new Refusal(rel, format === 'addon' ? 'is a native addon' : 'is an ES module');
+    const filename = abs(rel);
+    const module = { id: filename, filename, path: path.dirname(filename), exports: {}, loaded: false, children: [] };
+    const record = { module, live: null, tainted: false };
+    records.set(rel, record);
+    try {
+      evaluate(rel, record);
+      // A refusal the module caught (an optional require) left it built on a wrong answer.
+      if (record.tainted) throw new Refusal(rel, `requires ${record.tainted}, which loads at start`);
+    } catch (err) {
+      records.delete(rel);
+      const refusal = err instanceof Refusal ? err : new Refusal(rel, `throws while it loads at pack time: ${err && err.message}`);
+      if (refusal.fatal) throw refusal;
+      leftOut.set(rel, refusal.file === rel ? refusal.message : `requires ${record.tainted || refusal.file}, which loads at start`);
+      if (handedUnfinished.has(rel)) throw new Refusal(rel, 'is in a require cycle and loads at start', true);
+      throw refusal;
+    }
+    if (parent) records.get(parent).module.children.push(module);
+    return module.exports;
+  }
+
+  function evaluate(rel, { module }) {
+    const { filename } = module;
+    const source = fs.readFileSync(filename, 'utf8').replace(/^\uFEFF/, '');
+    if (plan.formats[rel] === 'json') {
+      module.exports = JSON.parse(source);
+    } else {
+      // The columns of line 1 as Node's own wrapper leaves them (lib/start/code-cache.js).
+      // import() needs Node's loader behind the script; Node warns the first time one is used.
+      const dynamicImport = /\bimport\s*\(/.test(source);
+      plan.dynamicImport = plan.dynamicImport || dynamicImport;
+      const script = new vm.Script(head + source + tail, {
+        filename, columnOffset: -head.length, importModuleDynamically: dynamicImport ? vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER : undefined,
+      });
+      const fn = script.runInThisContext({ displayErrors: true });
+      const outer = loading;
+      loading = rel;
+      try {
+        fn.call(module.exports, module.exports, buildRequire(rel, records.get(rel)), module, filename, module.path);
+      } finally {
+        loading = outer;
+      }
+    }
+    module.loaded = true;
+  }
+
+  // The require() a module keeps: ours while the snapshot is built, Node's once it is deserialised.
+  function buildRequire(rel, record) {
+    const dir = path.posix.dirname(rel);
+    const bare = (request) => (request.startsWith('node:') ? request.slice(5) : request);
+    function require(request) {
+      if (record.live) return record.live.require(request);
+      const to = resolutions.get(`${dir}\0${request}`);
+      if (to) {
+        try {
+          return load(to, rel);
+        } catch (err) {
+          if (err instanceof Refusal && !err.fatal) record.tainted = to;
+          throw err;
+        }
+      }
+      if (NOT_IN_SNAPSHOT.has(bare(request))) {
+        record.tainted = request;
+        throw new Refusal(rel, `requires ${request} while it loads, which Node cannot put in a snapshot`);
+      }
+      if (builtins.has(request) || request.startsWith('node:')) return builderRequire(request);
+      // Not loaded at startup: the app's start survived this require failing (an optional package).
+      const err = new Error(`Cannot find module '${request}'`);
+      err.code = 'MODULE_NOT_FOUND';
+      throw err;
+    }
+    // Node records require.resolve() at startup like require(): the same answers here.
+    require.resolve = (request, options) => {
+      if (record.live) return record.live.constructor._resolveFilename(request, record.live, false, options);
+      const to = !options && resolutions.get(`${dir}\0${request}`);
+      if (to) return abs(to);
+      if (builtins.has(request) || request.startsWith('node:')) return request;
+      record.tainted = request;
+      throw new Refusal(rel, `calls require.resolve('${request}') while it loads, which the startup run did not record`);
+    };
+    Object.defineProperties(require, {
+      cache: { get: () => (record.live ? record.live.constructor._cache : buildCache), enumerable: true },
+      main: { get: () => (record.live ? process.mainModule : undefined), enumerable: true },
+    });
+    return require;
+  }
+
+  const builderRequire = require;
+  const done = (result, code) => {
+    fs.writeFileSync(plan.result, JSON.stringify(result));
+    if (code !== undefined) process.exit(code);
+  };
+  for (const rel of plan.modules) {
+    try {
+      load(rel, null);
+    } catch (err) {
+      if (err instanceof Refusal && !err.fatal) continue; // left to load at start, with its reason
+      const refusal = err instanceof Refusal ? err : new Refusal(rel, `threw while it loads: ${err && err.message}`);
+      done({ refused: { file: refusal.file, reason: refusal.message } }, 3);
+    }
+  }
+  if (!records.size) {
+    const [file, reason] = [...leftOut][0] || [null, ''];
+    done({ refused: { file, reason: `${reason}${reason ? ', and ' : ''}no other startup module can be evaluated ahead of the start` } }, 3);
+  }
+  // Every file of the archive as it was when these modules were evaluated: at start one stat
+  // each says whether the snapshot (and the archive) still tells the truth.
+  plan.stats = plan.files.map((rel) => {
+    const st = fs.statSync(abs(rel));
+    return [rel, st.size, st.mtimeMs];
+  });
+  done({ evaluated: records.size, leftOut: [...leftOut] });
+  // Node takes the snapshot once the event loop is empty: what the loads started has ended by
+  // then, or is still going and cannot be in it: unref'd (seen as the snapshot is taken), or
+  // keeping the loop alive (an interval, a server: seen a second after the loads).
+  const refuseGoing = () => {
+    if (!going.size) return;
+    const [{ rel }] = going.values();
+    const kinds = [...new Set([...going.values()].filter((g) => g.rel === rel).map((g) => g.type))].join(', ');
+    done({ refused: { file: rel, reason: `starts work while it loads (${kinds}) that is still going when the snapshot is taken, which a snapshot cannot carry over` } }, 3);
+  };
+  setTimeout(refuseGoing, STILL_GOING_MS).unref();
+  v8.startupSnapshot.addSerializeCallback(() => {
+    hook.disable();
+    refuseGoing();
+  });
+  v8.startupSnapshot.setDeserializeMainFunction(() => start(plan, records));
+}
+
+// The deserialised process: checks the files, serves the archive, hands the modules to Node.
+function start(plan, records) {
+  const Module = require('node:module');
+  const ownRequire = Module.createRequire(path.join(plan.lib, 'start', 'snapshot-main.js'));
+  const { warn, writeLine } = ownRequire('./launcher.js');
+  if (plan.dynamicImport) process.emitWarning = ownRequire('./code-cache.js').quietLoaderWarning(process.emitWarning);
+  // `node --snapshot-blob FILE` alone starts the entry the snapshot was made for.
+  const entry = process.argv[1] ? path.resolve(process.argv[1]) : plan.entry;
+  const stale = plan.entry === entry ? staleFile(plan, process.env.COLDSTART_VERIFY) : null;
+  const usable = plan.entry === entry && !stale;
+  if (plan.entry !== entry) warn(`the snapshot was made for ${plan.entry}, not ${entry}; starting the app without it`);
+  else if (stale) warn(`${stale.rel} ${stale.missing ? 'is missing' : 'changed'} on disk since the snapshot was made (re-run coldstart pack --snapshot); starting the app without it`);
+  // The rest of the startup files (the entry, files read at startup) and every resolution come
+  // from the archive in memory, as under `coldstart start`: checked above when the snapshot is used.
+  try {
+    const started = performance.now();
+    const fd = fs.openSync(plan.archive, 'r');
+    let buffer;
+    let packedAtMs;
+    try {
+      packedAtMs = fs.fstatSync(fd).mtimeMs;
+      buffer = fs.readFileSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    ownRequire('./memory-loader.js').loadIntoMemory(buffer, {
+      root: plan.root, archive: plan.archive, verify: usable ? 'none' : 'size', packedAtMs, report: process.env.COLDSTART_REPORT,
+      quiet: true, started, warn, warnRefused: () => {}, writeLine,
+    });
+  } catch (err) {
+    warn(`cannot read archive ${plan.archive}: ${err.message}; its files are read from disk`);
+  }
+  // coldstart's own files are not the app's: out of require.cache, as a plain start has them.
+  const ours = plan.lib + path.sep;
+  for (const file of Object.keys(Module._cache)) if (file.startsWith(ours)) delete Module._cache[file];
+  if (usable) {
+    for (const record of records.values()) {
+      const { module } = record;
+      Object.setPrototypeOf(module, Module.prototype);
+      module.paths = Module._nodeModulePaths(module.path);
+      Module._cache[module.filename] = module;
+      record.live = module;
+    }
+  }
+  process.argv[1] = entry;
+  Module.runMain(entry);
+}
+
+/**
+ * The first file of the archive whose size or modification time is not what it was when the
+ * snapshot was made, and whether it is gone; null when all are, or with
+ * COLDSTART_VERIFY=none.
+ */
+function staleFile(plan, verify) {
+  if (verify === 'none') return null;
+  for (const [rel, size, mtimeMs] of plan.stats) {
+    const st = fs.statSync(path.join(plan.root, rel), { throwIfNoEntry: false });
+    if (!st || st.size !== size || st.mtimeMs !== mtimeMs) return { rel, missing: !st };
+  }
+  return null;
+}
+
+if (v8.startupSnapshot.isBuildingSnapshot()) build();

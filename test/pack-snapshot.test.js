@@ -1,0 +1,171 @@
+'use strict';
+// pack --snapshot: the app's CommonJS startup modules evaluated at pack time into a V8 startup
+// snapshot, started with `node --snapshot-blob FILE entry.js`. The app must see what a plain
+// start shows (file names, require.cache, require.resolve, stack frames, import()), a file changed
+// after pack must be what runs, and an app that cannot have a snapshot is told why and keeps its
+// archive.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const { runCli, rm } = require('./helpers/app.js');
+
+// A package whose modules require each other and a JSON file, tell where their stack frames point,
+// resolve a path and keep an import() for later; the entry prints what it sees and ends.
+const FILES = {
+  'package.json': '{ "name": "snapshot-app", "version": "1.0.0" }\n',
+  'node_modules/dep/package.json': '{ "name": "dep", "version": "1.0.0", "main": "index.js" }\n',
+  'node_modules/dep/index.js': `'use strict';
+const util = require('./lib/util.js');
+exports.mark = process.env.MARK || 'unset';
+exports.where = util.where;
+exports.answer = util.answer;
+exports.data = require('./data.json');
+exports.utilFile = util.filename;
+exports.resolvedAtLoad = require.resolve('./lib/util.js');
+exports.later = () => import('node:path');
+try { require('not-installed'); } catch (err) { exports.optional = err.code; }
+`,
+  'node_modules/dep/data.json': '{ "x": 1 }\n',
+  'node_modules/dep/lib/util.js': `'use strict';
+exports.where = function where() { return new Error('here').stack.split('\\n')[1].trim(); };
+exports.answer = 'packed';
+exports.filename = __filename;
+`,
+  'server.js': `'use strict';
+const Module = require('module');
+const dep = require('dep');
+const util = require.cache[dep.utilFile];
+dep.later().then((p) => {
+  console.log(JSON.stringify({
+    mark: dep.mark, answer: dep.answer, where: dep.where(), data: dep.data, optional: dep.optional,
+    resolve: require.resolve('dep'), resolvedAtLoad: dep.resolvedAtLoad,
+    cached: Object.keys(require.cache).map((f) => path.relative(__dirname, f)).sort(),
+    isModule: util instanceof Module, loaded: util.loaded, children: require.cache[require.resolve('dep')].children.length,
+    importWorks: typeof p.join, main: require.main === module,
+  }));
+});
+const path = require('path');
+`,
+};
+
+function makeApp(extra = {}) {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cs-snapshot-')));
+  for (const [rel, text] of Object.entries({ ...FILES, ...extra })) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), text);
+  }
+  return dir;
+}
+
+const pack = (dir, args, env) => runCli(['pack', '--until', 'exit', '--out', 'startup.tar', '--snapshot', 'startup.blob', ...args], { cwd: dir, env });
+const runNode = (dir, args, env = {}) => spawnSync(process.execPath, args, { cwd: dir, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000 });
+
+test('pack --snapshot: the app sees its modules as a plain start shows them, evaluated at pack time', async (t) => {
+  const dir = makeApp();
+  try {
+    const packed = await pack(dir, ['--', 'node', 'server.js'], { MARK: 'pack' });
+    assert.equal(packed.code, 0, packed.stderr);
+    assert.match(packed.stdout, /snapshot: 3 modules evaluated, .+ in .+startup\.blob: start the app with node --snapshot-blob/);
+    assert.ok(fs.statSync(path.join(dir, 'startup.blob')).size > 0);
+    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('.partial-')), [], 'no partial file left');
+
+    const plain = runNode(dir, ['server.js'], { MARK: 'run' });
+    const snap = runNode(dir, ['--snapshot-blob', 'startup.blob', 'server.js'], { MARK: 'run' });
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.equal(snap.status, 0, snap.stderr);
+    assert.equal(snap.stderr, '', 'no warning when the snapshot is used');
+    const a = JSON.parse(plain.stdout);
+    const b = JSON.parse(snap.stdout);
+    // What the modules read while loading is the pack's: they were evaluated there.
+    assert.equal(a.mark, 'run');
+    assert.equal(b.mark, 'pack');
+    delete a.mark;
+    delete b.mark;
+    assert.deepEqual(b, a);
+    assert.match(a.where, /node_modules\/dep\/lib\/util\.js:2:\d+\)$/);
+    assert.deepEqual(a.cached, ['node_modules/dep/data.json', 'node_modules/dep/index.js', 'node_modules/dep/lib/util.js', 'server.js']);
+    assert.deepEqual([b.isModule, b.loaded, b.children, b.importWorks, b.main, b.optional], [true, true, 2, 'function', true, 'MODULE_NOT_FOUND']);
+    t.diagnostic(snap.stdout.trim());
+  } finally {
+    rm(dir);
+  }
+});
+
+test('pack --snapshot: a file changed after pack is what runs, with one line on why the snapshot was left aside', async () => {
+  const dir = makeApp();
+  try {
+    assert.equal((await pack(dir, ['--', 'node', 'server.js'])).code, 0);
+    fs.appendFileSync(path.join(dir, 'node_modules/dep/lib/util.js'), "exports.answer = 'changed after pack';\n");
+    const r = runNode(dir, ['--snapshot-blob', 'startup.blob', 'server.js']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).answer, 'changed after pack');
+    assert.match(r.stderr, /^coldstart: warning: node_modules\/dep\/lib\/util\.js changed on disk since the snapshot was made \(re-run coldstart pack --snapshot\); starting the app without it$/m);
+
+    // Another entry than the one packed: it runs, without the snapshot's modules.
+    fs.writeFileSync(path.join(dir, 'other.js'), "console.log('other', require('dep').answer);\n");
+    const other = runNode(dir, ['--snapshot-blob', 'startup.blob', 'other.js']);
+    assert.equal(other.status, 0, other.stderr);
+    assert.equal(other.stdout.trim(), 'other changed after pack');
+    assert.match(other.stderr, /the snapshot was made for .+server\.js, not .+other\.js; starting the app without it/);
+  } finally {
+    rm(dir);
+  }
+});
+
+test('pack --snapshot: an app that cannot have one is told why, keeps its archive, and gets no snapshot file', async () => {
+  const dir = makeApp({
+    'node_modules/ticker/package.json': '{ "name": "ticker", "main": "index.js" }\n',
+    'node_modules/ticker/index.js': 'setInterval(() => {}, 60000).unref();\nmodule.exports = 1;\n',
+    'ticks.js': "require('ticker');\nsetImmediate(() => process.exit(0));\n",
+    'opens-socket.js': "module.exports = require('net').createServer().listen(0, '127.0.0.1');\n",
+    'listens.js': "require('./opens-socket.js').on('listening', function () { this.close(); });\n",
+    'preload.js': '// an APM agent would patch require here\n',
+  });
+  try {
+    const cases = [
+      [['--', 'node', 'ticks.js'], /no snapshot written: node_modules\/ticker\/index\.js starts work while it loads \(Timeout\) that is still going when the snapshot is taken, which a snapshot cannot carry over; the archive serves coldstart start as usual/],
+      [['--', 'node', 'listens.js'], /no snapshot written: opens-socket\.js starts work while it loads \(TCPSERVERWRAP\) that is still going/],
+      [['--', 'node', '-r', './preload.js', 'server.js'], /no snapshot written: the app starts with -r \.\/preload\.js: a preload \(an APM agent\) must see the modules load/],
+    ];
+    for (const [args, reason] of cases) {
+      const r = await pack(dir, args);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, reason);
+      assert.equal(r.stderr.trim().split('\n').filter((l) => /snapshot/.test(l)).length, 1, r.stderr);
+      assert.doesNotMatch(r.stdout, /snapshot:/);
+      assert.ok(fs.statSync(path.join(dir, 'startup.tar')).size > 0, 'the archive is written');
+      assert.equal(fs.existsSync(path.join(dir, 'startup.blob')), false, args.join(' '));
+    }
+    // The unref'd timer would have been lost without a word: a snapshot keeps no timer.
+    const json = await pack(dir, ['--json', '--', 'node', 'ticks.js']);
+    const { snapshot, warnings } = JSON.parse(json.stdout);
+    assert.deepEqual(snapshot.refused, { file: 'node_modules/ticker/index.js', reason: 'starts work while it loads (Timeout) that is still going when the snapshot is taken, which a snapshot cannot carry over' });
+    assert.ok(warnings.some((w) => w.code === 'PACK_SNAPSHOT_REFUSED'), json.stdout);
+  } finally {
+    rm(dir);
+  }
+});
+
+test('pack --snapshot: bad input is one line and exit 2, before the app runs', async () => {
+  const dir = makeApp();
+  try {
+    fs.writeFileSync(path.join(dir, 'files.txt'), 'server.js\n');
+    for (const [args, message] of [
+      [['pack', '--manifest', 'files.txt', '--snapshot', 's.blob'], /--snapshot needs the app run, not --manifest/],
+      [['pack', '--out', 'a.tar', '--snapshot', 'a.tar', '--', 'node', 'server.js'], /--snapshot and --out name the same file/],
+      [['pack', '--snapshot', 'node_modules', '--', 'node', 'server.js'], /--snapshot .+node_modules is a directory/],
+    ]) {
+      const r = await runCli(args, { cwd: dir });
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, message);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    }
+    assert.equal(fs.existsSync(path.join(dir, 'a.tar')), false);
+    assert.equal(fs.existsSync(path.join(dir, 's.blob')), false);
+  } finally {
+    rm(dir);
+  }
+});
