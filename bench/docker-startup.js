@@ -58,6 +58,7 @@ const TMPFS_DIR = '/mnt/tmpfs';
 const TMPFS = `${TMPFS_DIR}:rw,exec,size=256m`;
 const COLDSTART = 'node_modules/coldstart/bin/coldstart.js';
 const BUNDLE_DIR = '/bundle';
+const SNAPSHOT = '/snapshot/startup.blob';
 const REPO = path.resolve(__dirname, '..');
 // `coldstart start` reports once the files are in place: extracted, or indexed in memory.
 const START_REPORT = /coldstart: (extracted|serving) (\d+) files, ([\d.]+ [kM]?B)(?: from memory \([^)]*\))? in (\d+) ms/;
@@ -93,7 +94,7 @@ const server = app.listen(Number(process.env.PORT || 8080), () => {
 // The variants timed by default on a real app; the seed's recipe and in-place extraction, the
 // fixture's comparisons, are left to --variants.
 const REAL_APP_VARIANTS = ['floor-container', 'floor-node', 'plain', 'start-into', 'start-memory', 'start-memory-noverify',
-  'start-memory-cache-compiled', 'start-memory-cache', 'compile-cache', 'compile-cache-portable', 'bundle', 'bundle-compile-cache'];
+  'start-memory-cache-compiled', 'start-memory-cache', 'snapshot', 'snapshot-noverify', 'compile-cache', 'compile-cache-portable', 'bundle', 'bundle-compile-cache'];
 
 /**
  * The apps the image can hold. `command` starts the app from its directory (words without
@@ -193,6 +194,24 @@ function variantsFor(app) {
     // The same with V8 code cache recorded from a run up to listen (`pack --code-cache`), as the snippets do.
     startVariant('start-memory-cache', '`coldstart start --verify none`, archive made with `pack --code-cache`',
       '/startup-cache.tar', ['--verify', 'none']),
+    // pack --code-cache --snapshot: the modules evaluated at image build, started from the
+    // snapshot, the rest of the archive from memory; with each file's stat and without
+    // (COLDSTART_VERIFY=none, as the snippets' --verify none). Left out when pack refused one.
+    {
+      name: 'snapshot',
+      label: `\`pack --snapshot\`: \`node --snapshot-blob ${SNAPSHOT} ${command.slice(1).join(' ')}\``,
+      args: ['node', '--snapshot-blob', SNAPSHOT, ...command.slice(1)],
+      needs: path.posix.dirname(SNAPSHOT),
+      ready,
+    },
+    {
+      name: 'snapshot-noverify',
+      label: 'the same with `COLDSTART_VERIFY=none`',
+      args: ['node', '--snapshot-blob', SNAPSHOT, ...command.slice(1)],
+      env: { COLDSTART_VERIFY: 'none' },
+      needs: path.posix.dirname(SNAPSHOT),
+      ready,
+    },
     // Node's own compile cache (22.1+), built at image build by one run up to listen, same uid and path.
     {
       name: 'compile-cache',
@@ -507,7 +526,8 @@ async function runBenchmark(options = {}) {
     // Node's compile cache exists from Node 22.1 on: an older Node in the image leaves no directory.
     image.compileCaches = countFilesInImage(tag, variants.filter((v) => v.needs).map((v) => v.needs));
     const missing = variants.filter((v) => v.needs && !image.compileCaches[v.needs]);
-    if (missing.length) onProgress(`left out (no ${missing.map((v) => v.needs).join(', ')} in the image: Node before 22.1): ${missing.map((v) => v.name).join(', ')}`);
+    // Empty: Node before 22.1 (compile caches), or pack refused a snapshot for this app.
+    if (missing.length) onProgress(`left out (nothing in ${[...new Set(missing.map((v) => v.needs))].join(', ')} in the image): ${missing.map((v) => v.name).join(', ')}`);
     variants = variants.filter((v) => !missing.includes(v));
     const collected = new Map(); // `${runtime} ${variant}` -> samples
     for (let round = 0; round < warmup + runs; round++) {
@@ -582,8 +602,10 @@ function describePhases(phases) {
 }
 
 function describeCompileCaches(caches) {
-  const present = Object.entries(caches || {}).filter(([, files]) => files > 0);
-  return present.length ? `; Node compile cache: ${present.map(([dir, files]) => `${dir} ${files} files`).join(', ')}` : '';
+  const snapshotDir = path.posix.dirname(SNAPSHOT);
+  const present = Object.entries(caches || {}).filter(([dir, files]) => files > 0 && dir !== snapshotDir);
+  const snapshot = caches && snapshotDir in caches ? `; startup snapshot: ${caches[snapshotDir] ? 'made' : 'none (pack said why)'}` : '';
+  return (present.length ? `; Node compile cache: ${present.map(([dir, files]) => `${dir} ${files} files`).join(', ')}` : '') + snapshot;
 }
 
 function describeSize(archive) {

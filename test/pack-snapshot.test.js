@@ -34,17 +34,22 @@ exports.where = function where() { return new Error('here').stack.split('\\n')[1
 exports.answer = 'packed';
 exports.filename = __filename;
 `,
+  // Needs http while it loads, which Node cannot put in a snapshot: it loads at start.
+  'node_modules/web/package.json': '{ "name": "web", "version": "1.0.0", "main": "index.js" }\n',
+  'node_modules/web/index.js': "'use strict';\nconst http = require('http');\nexports.ok = http.STATUS_CODES[200];\nexports.mark = process.env.MARK || 'unset';\n",
   'server.js': `'use strict';
 const Module = require('module');
 const dep = require('dep');
+const web = require('web');
 const util = require.cache[dep.utilFile];
 dep.later().then((p) => {
   console.log(JSON.stringify({
-    mark: dep.mark, answer: dep.answer, where: dep.where(), data: dep.data, optional: dep.optional,
+    mark: dep.mark, web: [web.ok, web.mark], answer: dep.answer, where: dep.where(), data: dep.data, optional: dep.optional,
     resolve: require.resolve('dep'), resolvedAtLoad: dep.resolvedAtLoad,
     cached: Object.keys(require.cache).map((f) => path.relative(__dirname, f)).sort(),
     isModule: util instanceof Module, loaded: util.loaded, children: require.cache[require.resolve('dep')].children.length,
     importWorks: typeof p.join, main: require.main === module,
+    parents: [util.parent.filename, require.cache[require.resolve('dep')].parent.filename].map((f) => path.relative(__dirname, f)),
   }));
 });
 const path = require('path');
@@ -69,6 +74,7 @@ test('pack --snapshot: the app sees its modules as a plain start shows them, eva
     const packed = await pack(dir, ['--', 'node', 'server.js'], { MARK: 'pack' });
     assert.equal(packed.code, 0, packed.stderr);
     assert.match(packed.stdout, /snapshot: 3 modules evaluated, .+ in .+startup\.blob: start the app with node --snapshot-blob/);
+    assert.match(packed.stdout, /1 module load at start instead, because node_modules\/web\/index\.js requires http while it loads, which Node cannot put in a snapshot/);
     assert.ok(fs.statSync(path.join(dir, 'startup.blob')).size > 0);
     assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('.partial-')), [], 'no partial file left');
 
@@ -84,10 +90,16 @@ test('pack --snapshot: the app sees its modules as a plain start shows them, eva
     assert.equal(b.mark, 'pack');
     delete a.mark;
     delete b.mark;
+    delete a.web;
+    const web = b.web;
+    delete b.web;
     assert.deepEqual(b, a);
+    b.web = web;
     assert.match(a.where, /node_modules\/dep\/lib\/util\.js:2:\d+\)$/);
-    assert.deepEqual(a.cached, ['node_modules/dep/data.json', 'node_modules/dep/index.js', 'node_modules/dep/lib/util.js', 'server.js']);
+    assert.deepEqual(a.cached, ['node_modules/dep/data.json', 'node_modules/dep/index.js', 'node_modules/dep/lib/util.js', 'node_modules/web/index.js', 'server.js']);
+    assert.deepEqual(b.web, ['OK', 'run'], 'the module left out loads at start');
     assert.deepEqual([b.isModule, b.loaded, b.children, b.importWorks, b.main, b.optional], [true, true, 2, 'function', true, 'MODULE_NOT_FOUND']);
+    assert.deepEqual(b.parents, ['node_modules/dep/index.js', 'server.js']);
     t.diagnostic(snap.stdout.trim());
   } finally {
     rm(dir);

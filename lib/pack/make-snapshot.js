@@ -25,11 +25,13 @@ const PRELOADS = new Set(['--require', '-r', '--import', '--loader', '--experime
  * @param {string[]} options.files the archive's files, root-relative
  * @param {string[]} options.order root-relative modules in the order the app loaded them
  * @param {object} options.index the startup index (formats, resolutions)
+ * @param {?{blob: Buffer, index: {entries: Object<string, [number, number]>}}} [options.codeCache] the
+ *   archive's code cache: the snapshot keeps what it holds for the modules that load at start
  * @param {{command: string[], cwd: string, env: object, timeoutMs: number}} options.appRun
  * @returns {Promise<{file: string, modules: number, leftOut: {file: string, reason: string}[], bytes: number}
  *   |{refused: {file: ?string, reason: string}}>} leftOut: modules that load at start instead, each with why
  */
-async function makeSnapshot({ out, archive, root, files, order, index, appRun }) {
+async function makeSnapshot({ out, archive, root, files, order, index, codeCache = null, appRun }) {
   const parsed = parseNodeCommand(appRun.command);
   const preload = parsed.flags.find((f) => PRELOADS.has(f.name));
   if (preload) {
@@ -47,8 +49,11 @@ async function makeSnapshot({ out, archive, root, files, order, index, appRun })
   try {
     const planFile = path.join(dir, 'plan.json');
     const resultFile = path.join(dir, 'result.json');
+    const cacheFile = codeCache ? path.join(dir, 'code-cache.bin') : null;
+    if (cacheFile) fs.writeFileSync(cacheFile, codeCache.blob);
     fs.writeFileSync(planFile, JSON.stringify({
       root, entry, archive, lib: path.join(__dirname, '..'), result: resultFile,
+      codeCache: cacheFile && { file: cacheFile, entries: codeCache.index.entries },
       wrapper: Module.wrap('\0').split('\0'), builtins: Module.builtinModules,
       modules, files, formats: index.formats, resolutions: index.resolutions,
     }));

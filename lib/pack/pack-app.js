@@ -87,7 +87,7 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
   if (snapshotOut && index) {
     status('making the startup snapshot: the CommonJS startup modules evaluated under node --build-snapshot');
     const { makeSnapshot } = require('./make-snapshot.js');
-    snapshot = await makeSnapshot({ out: snapshotOut, archive: out, root, files, order, index, appRun });
+    snapshot = await makeSnapshot({ out: snapshotOut, archive: out, root, files, order, index, codeCache, appRun });
     if (snapshot.refused) {
       const { file, reason } = snapshot.refused;
       warnings.push(warning('PACK_SNAPSHOT_REFUSED', `no snapshot written: ${file ? `${file} ` : ''}${reason}; the archive serves coldstart start as usual`, snapshot.refused));

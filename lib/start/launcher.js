@@ -90,13 +90,7 @@ function loadArchive(options, cwd, started) {
   let buffer;
   let packedAtMs;
   try {
-    const fd = fs.openSync(options.archive, 'r');
-    try {
-      packedAtMs = fs.fstatSync(fd).mtimeMs; // a packed file modified after this is not served
-      buffer = fs.readFileSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
+    ({ buffer, packedAtMs } = readArchiveFile(options.archive));
   } catch (err) {
     const reason = err.code === 'ENOENT' ? `archive not found: ${options.archive}`
       : `cannot read archive ${options.archive}: ${err.message}`;
@@ -132,6 +126,19 @@ function loadArchive(options, cwd, started) {
     require('../in-app/startup-report.cjs').startupReport({ report: options.report, root: into, archive: options.archive, archiveReadyMs: performance.now() });
   }
   return into;
+}
+
+/**
+ * The archive in one read, and when it was written: a packed file modified after that is not served.
+ * @returns {{buffer: Buffer, packedAtMs: number}}
+ */
+function readArchiveFile(file) {
+  const fd = fs.openSync(file, 'r');
+  try {
+    return { packedAtMs: fs.fstatSync(fd).mtimeMs, buffer: fs.readFileSync(fd) };
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 // Entries an archive had that would land outside the root: one line, whichever mode.
@@ -233,4 +240,4 @@ function writeLine(fd, line) {
   }
 }
 
-module.exports = { main, parseStartArgs, warn, writeLine };
+module.exports = { main, parseStartArgs, readArchiveFile, warn, writeLine };

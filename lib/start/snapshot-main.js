@@ -67,6 +67,7 @@ function build() {
     },
   }).enable();
   const buildCache = Object.create(null); // what require.cache shows a module while it is built
+  const entryStandIn = { id: '.', filename: plan.entry, path: path.dirname(plan.entry), loaded: false, children: [] };
 
   function load(rel, parent) {
     const known = records.get(rel);
@@ -78,7 +79,10 @@ function build() {
     const format = plan.formats[rel];
     if (format !== 'commonjs' && format !== 'json') throw new Refusal(rel, format === 'addon' ? 'is a native addon' : 'is an ES module');
     const filename = abs(rel);
-    const module = { id: filename, filename, path: path.dirname(filename), exports: {}, loaded: false, children: [] };
+    // parent: the module that loaded it first, the entry for those the entry loads (a module that
+    // takes a missing parent for "I am the main module" would run as one).
+    const parentModule = parent ? records.get(parent).module : entryStandIn;
+    const module = { id: filename, filename, path: path.dirname(filename), exports: {}, loaded: false, children: [], parent: parentModule };
     const record = { module, live: null, tainted: false };
     records.set(rel, record);
     try {
@@ -164,6 +168,10 @@ function build() {
   }
 
   const builderRequire = require;
+  // The builder runs without stack traces (Node gives the limit back after deserialisation);
+  // modules that read their caller from the stack at load (depd) need them as at a plain start.
+  const stackTraceLimit = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit');
+  Error.stackTraceLimit = 10;
   const done = (result, code) => {
     fs.writeFileSync(plan.result, JSON.stringify(result));
     if (code !== undefined) process.exit(code);
@@ -177,6 +185,8 @@ function build() {
       done({ refused: { file: refusal.file, reason: refusal.message } }, 3);
     }
   }
+  if (stackTraceLimit) Object.defineProperty(Error, 'stackTraceLimit', stackTraceLimit);
+  else delete Error.stackTraceLimit;
   if (!records.size) {
     const [file, reason] = [...leftOut][0] || [null, ''];
     done({ refused: { file, reason: `${reason}${reason ? ', and ' : ''}no other startup module can be evaluated ahead of the start` } }, 3);
@@ -187,6 +197,7 @@ function build() {
     const st = fs.statSync(abs(rel));
     return [rel, st.size, st.mtimeMs];
   });
+  plan.served = servedFiles(plan, records);
   done({ evaluated: records.size, leftOut: [...leftOut] });
   // Node takes the snapshot once the event loop is empty: what the loads started has ended by
   // then, or is still going and cannot be in it: unref'd (seen as the snapshot is taken), or
@@ -205,11 +216,37 @@ function build() {
   v8.startupSnapshot.setDeserializeMainFunction(() => start(plan, records));
 }
 
+/**
+ * The archive's files as they are now, kept in the snapshot itself so that the archive is not
+ * read at start: the resolutions are answered for every one of them, and the files no module
+ * here stands for (the entry, the modules left to load at start, files read at startup) are
+ * served; with the code cache of those modules.
+ */
+function servedFiles(plan, records) {
+  const files = new Map(plan.files.map((rel) => [rel, fs.readFileSync(path.join(plan.root, rel))]));
+  let codeCache = null;
+  if (plan.codeCache) {
+    const blob = fs.readFileSync(plan.codeCache.file);
+    const parts = [];
+    const entries = {};
+    let offset = 0;
+    for (const [rel, [at, length]] of Object.entries(plan.codeCache.entries)) {
+      if (records.has(rel)) continue;
+      entries[rel] = [offset, length];
+      parts.push(blob.subarray(at, at + length));
+      offset += length;
+    }
+    codeCache = { blob: Buffer.concat(parts), entries };
+  }
+  delete plan.codeCache;
+  return { files, codeCache };
+}
+
 // The deserialised process: checks the files, serves the archive, hands the modules to Node.
 function start(plan, records) {
   const Module = require('node:module');
   const ownRequire = Module.createRequire(path.join(plan.lib, 'start', 'snapshot-main.js'));
-  const { warn, writeLine } = ownRequire('./launcher.js');
+  const { warn, writeLine, readArchiveFile } = ownRequire('./launcher.js');
   if (plan.dynamicImport) process.emitWarning = ownRequire('./code-cache.js').quietLoaderWarning(process.emitWarning);
   // `node --snapshot-blob FILE` alone starts the entry the snapshot was made for.
   const entry = process.argv[1] ? path.resolve(process.argv[1]) : plan.entry;
@@ -218,24 +255,28 @@ function start(plan, records) {
   if (plan.entry !== entry) warn(`the snapshot was made for ${plan.entry}, not ${entry}; starting the app without it`);
   else if (stale) warn(`${stale.rel} ${stale.missing ? 'is missing' : 'changed'} on disk since the snapshot was made (re-run coldstart pack --snapshot); starting the app without it`);
   // The rest of the startup files (the entry, files read at startup) and every resolution come
-  // from the archive in memory, as under `coldstart start`: checked above when the snapshot is used.
-  try {
-    const started = performance.now();
-    const fd = fs.openSync(plan.archive, 'r');
-    let buffer;
-    let packedAtMs;
-    try {
-      packedAtMs = fs.fstatSync(fd).mtimeMs;
-      buffer = fs.readFileSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    ownRequire('./memory-loader.js').loadIntoMemory(buffer, {
-      root: plan.root, archive: plan.archive, verify: usable ? 'none' : 'size', packedAtMs, report: process.env.COLDSTART_REPORT,
-      quiet: true, started, warn, warnRefused: () => {}, writeLine,
+  // from memory, as under `coldstart start`: from the snapshot itself when it is used (checked
+  // above), else from the archive, each file checked against the disk.
+  if (usable) {
+    const { files, codeCache } = plan.served;
+    let bytes = 0;
+    for (const data of files.values()) bytes += data.length;
+    const view = { count: files.size, bytes, has: (rel) => files.has(rel), get: (rel) => files.get(rel) };
+    ownRequire('./memory-loader.js').installMemoryLoader({
+      root: plan.root, archive: plan.archive, files: view, verify: 'none', report: process.env.COLDSTART_REPORT, warn,
+      index: { resolutions: plan.resolutions, formats: plan.formats, codeCache: codeCache && { entries: codeCache.entries } },
+      codeCache: codeCache && codeCache.blob,
     });
-  } catch (err) {
-    warn(`cannot read archive ${plan.archive}: ${err.message}; its files are read from disk`);
+  } else {
+    try {
+      const { buffer, packedAtMs } = readArchiveFile(plan.archive);
+      ownRequire('./memory-loader.js').loadIntoMemory(buffer, {
+        root: plan.root, archive: plan.archive, verify: 'size', packedAtMs, report: process.env.COLDSTART_REPORT,
+        quiet: true, started: performance.now(), warn, warnRefused: () => {}, writeLine,
+      });
+    } catch (err) {
+      warn(`cannot read archive ${plan.archive}: ${err.message}; its files are read from disk`);
+    }
   }
   // coldstart's own files are not the app's: out of require.cache, as a plain start has them.
   const ours = plan.lib + path.sep;
@@ -244,13 +285,30 @@ function start(plan, records) {
     for (const record of records.values()) {
       const { module } = record;
       Object.setPrototypeOf(module, Module.prototype);
-      module.paths = Module._nodeModulePaths(module.path);
+      lazyPaths(module, Module);
       Module._cache[module.filename] = module;
       record.live = module;
     }
   }
   process.argv[1] = entry;
   Module.runMain(entry);
+}
+
+// module.paths, worked out when first read: a module whose requires all resolve from the index
+// never needs its node_modules lookup paths.
+function lazyPaths(module, Module) {
+  Object.defineProperty(module, 'paths', {
+    configurable: true,
+    enumerable: true,
+    get() {
+      const paths = Module._nodeModulePaths(module.path);
+      Object.defineProperty(module, 'paths', { value: paths, writable: true, configurable: true, enumerable: true });
+      return paths;
+    },
+    set(value) {
+      Object.defineProperty(module, 'paths', { value, writable: true, configurable: true, enumerable: true });
+    },
+  });
 }
 
 /**
