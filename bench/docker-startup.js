@@ -85,7 +85,7 @@ admin.initializeApp({ projectId: 'coldstart-bench' });
 const drive = google.drive({ version: 'v3' });
 
 const app = express();
-app.get('/', (req, res) => res.json({ drive: typeof drive.files.list, firebase: admin.app().name }));
+app.get('/', (req, res) => res.json({ drive: typeof drive.files.list, firebase: admin.getApp().name }));
 const server = app.listen(Number(process.env.PORT || 8080), () => {
   console.log(\`heavy listening on \${server.address().port}\`);
 });

@@ -34,17 +34,22 @@ exports.where = function where() { return new Error('here').stack.split('\\n')[1
 exports.answer = 'packed';
 exports.filename = __filename;
 `,
-  // Needs http while it loads, which Node cannot put in a snapshot: it loads at start.
+  // Requires https and uses it only when called: in the snapshot, with the real module behind it.
+  'node_modules/agent/package.json': '{ "name": "agent", "version": "1.0.0", "main": "index.js" }\n',
+  'node_modules/agent/index.js': "'use strict';\nconst https = require('https');\nexports.globalAgent = () => https.globalAgent;\nexports.isAgent = (a) => a instanceof https.Agent;\nexports.mark = process.env.MARK || 'unset';\n",
+  // Uses http while it loads, which Node cannot put in a snapshot: it loads at start.
   'node_modules/web/package.json': '{ "name": "web", "version": "1.0.0", "main": "index.js" }\n',
   'node_modules/web/index.js': "'use strict';\nconst http = require('http');\nexports.ok = http.STATUS_CODES[200];\nexports.mark = process.env.MARK || 'unset';\n",
   'server.js': `'use strict';
 const Module = require('module');
 const dep = require('dep');
 const web = require('web');
+const agent = require('agent');
 const util = require.cache[dep.utilFile];
 dep.later().then((p) => {
   console.log(JSON.stringify({
-    mark: dep.mark, web: [web.ok, web.mark], answer: dep.answer, where: dep.where(), data: dep.data, optional: dep.optional,
+    mark: dep.mark, web: [web.ok, web.mark], answer: dep.answer, agentMark: agent.mark,
+    agent: [agent.isAgent(agent.globalAgent()), agent.globalAgent() === require('https').globalAgent], where: dep.where(), data: dep.data, optional: dep.optional,
     resolve: require.resolve('dep'), resolvedAtLoad: dep.resolvedAtLoad,
     cached: Object.keys(require.cache).map((f) => path.relative(__dirname, f)).sort(),
     isModule: util instanceof Module, loaded: util.loaded, children: require.cache[require.resolve('dep')].children.length,
@@ -73,8 +78,8 @@ test('pack --snapshot: the app sees its modules as a plain start shows them, eva
   try {
     const packed = await pack(dir, ['--', 'node', 'server.js'], { MARK: 'pack' });
     assert.equal(packed.code, 0, packed.stderr);
-    assert.match(packed.stdout, /snapshot: 3 modules evaluated, .+ in .+startup\.blob: start the app with node --snapshot-blob/);
-    assert.match(packed.stdout, /1 module load at start instead, because node_modules\/web\/index\.js requires http while it loads, which Node cannot put in a snapshot/);
+    assert.match(packed.stdout, /snapshot: 4 modules evaluated, .+ in .+startup\.blob: start the app with node --snapshot-blob/);
+    assert.match(packed.stdout, /1 module load at start instead, because node_modules\/web\/index\.js uses node:http while it loads, which Node cannot put in a snapshot/);
     assert.ok(fs.statSync(path.join(dir, 'startup.blob')).size > 0);
     assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('.partial-')), [], 'no partial file left');
 
@@ -88,15 +93,19 @@ test('pack --snapshot: the app sees its modules as a plain start shows them, eva
     // What the modules read while loading is the pack's: they were evaluated there.
     assert.equal(a.mark, 'run');
     assert.equal(b.mark, 'pack');
-    delete a.mark;
-    delete b.mark;
+    assert.deepEqual([a.agentMark, b.agentMark], ['run', 'pack'], 'a module that only requires https is in the snapshot');
+    for (const x of [a, b]) {
+      delete x.mark;
+      delete x.agentMark;
+    }
     delete a.web;
     const web = b.web;
     delete b.web;
     assert.deepEqual(b, a);
     b.web = web;
     assert.match(a.where, /node_modules\/dep\/lib\/util\.js:2:\d+\)$/);
-    assert.deepEqual(a.cached, ['node_modules/dep/data.json', 'node_modules/dep/index.js', 'node_modules/dep/lib/util.js', 'node_modules/web/index.js', 'server.js']);
+    assert.deepEqual(a.cached, ['node_modules/agent/index.js', 'node_modules/dep/data.json', 'node_modules/dep/index.js', 'node_modules/dep/lib/util.js', 'node_modules/web/index.js', 'server.js']);
+    assert.deepEqual(b.agent, [true, true], 'the stand-in for https is the real module at start');
     assert.deepEqual(b.web, ['OK', 'run'], 'the module left out loads at start');
     assert.deepEqual([b.isModule, b.loaded, b.children, b.importWorks, b.main, b.optional], [true, true, 2, 'function', true, 'MODULE_NOT_FOUND']);
     assert.deepEqual(b.parents, ['node_modules/dep/index.js', 'server.js']);

@@ -91,6 +91,11 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
     if (snapshot.refused) {
       const { file, reason } = snapshot.refused;
       warnings.push(warning('PACK_SNAPSHOT_REFUSED', `no snapshot written: ${file ? `${file} ` : ''}${reason}; the archive serves coldstart start as usual`, snapshot.refused));
+    } else if (snapshot.leftOut.length > snapshot.modules) {
+      // Most modules still load at start, from a snapshot that carries their files: it may well
+      // start slower than `coldstart start` (measured so for express + googleapis, BENCHMARKS.md).
+      warnings.push(warning('PACK_SNAPSHOT_PARTIAL', `the snapshot holds ${snapshot.modules} of ${snapshot.modules + snapshot.leftOut.length} startup modules (the rest load at start, see --json); time it against coldstart start before using it`,
+        { modules: snapshot.modules, leftOut: snapshot.leftOut.length }));
     }
   }
   const { treeSize } = require('../tree-size.js');

@@ -1,11 +1,12 @@
 'use strict';
 // `pack --snapshot`: run by `node --build-snapshot` (lib/pack/make-snapshot.js), it evaluates the
 // app's CommonJS startup modules (all but the entry) into the heap that V8 keeps in the snapshot,
-// and sets what runs when `node --snapshot-blob FILE entry.js` starts: the archive served from
-// memory as `coldstart start` does, those modules put into require.cache as the Module objects
-// Node would have made, then the entry. The modules then are evaluated already: nothing of theirs
-// is read, compiled or run again. Each was compiled as its own script under its real file name,
-// so stack traces, __filename, require.resolve and require.cache are what a plain start shows.
+// and sets what runs when `node --snapshot-blob FILE entry.js` starts: the archive's files and
+// resolutions served from memory as `coldstart start` does (from the snapshot itself), those
+// modules put into require.cache as the Module objects Node would have made, then the entry. The
+// modules then are evaluated already: nothing of theirs is read, compiled or run again. Each was
+// compiled as its own script under its real file name, so stack traces, __filename,
+// require.resolve and require.cache are what a plain start shows.
 //
 // Node's snapshot builder lends this script a require() for built-in modules only, and its CJS
 // loader must not load anything before the snapshot is taken (the deserialised process would fail
@@ -17,10 +18,11 @@ const vm = require('node:vm');
 const v8 = require('node:v8');
 
 const PLAN_ENV = 'COLDSTART_SNAPSHOT_PLAN';
-// Async resources a snapshot holds: promises, process.nextTick,
-const BENIGN = new Set(['PROMISE', 'TickObject', 'Microtask', 'DNSCHANNEL']); // and the resolver node:dns makes once
+// Async resources a snapshot holds: promises, process.nextTick, the resolver node:dns makes once.
+const BENIGN = new Set(['PROMISE', 'TickObject', 'Microtask', 'DNSCHANNEL']);
 // Built-in modules Node's snapshot builder cannot hold (Node 20-26: the build aborts, or they
-// throw in it): a module that requires one while it loads is left to load at start.
+// throw in it). A module that requires one gets a stand-in that becomes the real module once
+// the snapshot is deserialised; a module that uses it while it loads is left to load at start.
 const NOT_IN_SNAPSHOT = new Set(['http', 'https', 'tls', 'http2']);
 // Work the loads started may run to its end before the snapshot is taken; still going after this
 // long, it is taken for work that never ends (a server, an interval).
@@ -77,7 +79,11 @@ function build() {
     }
     if (leftOut.has(rel)) throw new Refusal(rel, leftOut.get(rel));
     const format = plan.formats[rel];
-    if (format !== 'commonjs' && format !== 'json') throw new Refusal(rel, format === 'addon' ? 'is a native addon' : 'is an ES module');
+    if (format !== 'commonjs' && format !== 'json') {
+      const reason = format === 'addon' ? 'is a native addon' : 'is an ES module';
+      leftOut.set(rel, reason);
+      throw new Refusal(rel, reason);
+    }
     const filename = abs(rel);
     // parent: the module that loaded it first, the entry for those the entry loads (a module that
     // takes a missing parent for "I am the main module" would run as one).
@@ -141,10 +147,7 @@ function build() {
           throw err;
         }
       }
-      if (NOT_IN_SNAPSHOT.has(bare(request))) {
-        record.tainted = request;
-        throw new Refusal(rel, `requires ${request} while it loads, which Node cannot put in a snapshot`);
-      }
+      if (NOT_IN_SNAPSHOT.has(bare(request))) return standIn(bare(request));
       if (builtins.has(request) || request.startsWith('node:')) return builderRequire(request);
       // Not loaded at startup: the app's start survived this require failing (an optional package).
       const err = new Error(`Cannot find module '${request}'`);
@@ -168,6 +171,36 @@ function build() {
   }
 
   const builderRequire = require;
+
+  // One stand-in per built-in module Node cannot snapshot: after deserialisation every use goes
+  // to the real module (patched by an APM agent or not); before it, a use means the module that
+  // is loading needs it now, and loads at start instead.
+  const standIns = new Map();
+  let live = false;
+  function standIn(name) {
+    if (standIns.has(name)) return standIns.get(name);
+    let real = null;
+    const target = () => {
+      if (live) return real || (real = builderRequire(name));
+      const rel = loading;
+      if (rel && records.has(rel)) records.get(rel).tainted = name;
+      throw new Refusal(rel, `uses node:${name} while it loads, which Node cannot put in a snapshot`);
+    };
+    const proxy = new Proxy({}, {
+      get: (_, key) => Reflect.get(target(), key),
+      has: (_, key) => Reflect.has(target(), key),
+      set: (_, key, value) => Reflect.set(target(), key, value),
+      ownKeys: () => Reflect.ownKeys(target()),
+      getOwnPropertyDescriptor: (_, key) => {
+        const descriptor = Reflect.getOwnPropertyDescriptor(target(), key);
+        return descriptor && { ...descriptor, configurable: true };
+      },
+      defineProperty: (_, key, descriptor) => Reflect.defineProperty(target(), key, descriptor),
+      deleteProperty: (_, key) => Reflect.deleteProperty(target(), key),
+    });
+    standIns.set(name, proxy);
+    return proxy;
+  }
   // The builder runs without stack traces (Node gives the limit back after deserialisation);
   // modules that read their caller from the stack at load (depd) need them as at a plain start.
   const stackTraceLimit = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit');
@@ -213,7 +246,10 @@ function build() {
     hook.disable();
     refuseGoing();
   });
-  v8.startupSnapshot.setDeserializeMainFunction(() => start(plan, records));
+  v8.startupSnapshot.setDeserializeMainFunction(() => {
+    live = true;
+    start(plan, records);
+  });
 }
 
 /**
