@@ -282,7 +282,9 @@ function servedFiles(plan, records) {
 function start(plan, records) {
   const Module = require('node:module');
   const ownRequire = Module.createRequire(path.join(plan.lib, 'start', 'snapshot-main.js'));
-  const { warn, writeLine, readArchiveFile } = ownRequire('./launcher.js');
+  // The launcher's file only when there is something to say or the archive to read.
+  const launcher = () => ownRequire('./launcher.js');
+  const warn = (message) => launcher().warn(message);
   if (plan.dynamicImport) process.emitWarning = ownRequire('./code-cache.js').quietLoaderWarning(process.emitWarning);
   // `node --snapshot-blob FILE` alone starts the entry the snapshot was made for.
   const entry = process.argv[1] ? path.resolve(process.argv[1]) : plan.entry;
@@ -305,10 +307,10 @@ function start(plan, records) {
     });
   } else {
     try {
-      const { buffer, packedAtMs } = readArchiveFile(plan.archive);
+      const { buffer, packedAtMs } = launcher().readArchiveFile(plan.archive);
       ownRequire('./memory-loader.js').loadIntoMemory(buffer, {
         root: plan.root, archive: plan.archive, verify: 'size', packedAtMs, report: process.env.COLDSTART_REPORT,
-        quiet: true, started: performance.now(), warn, warnRefused: () => {}, writeLine,
+        quiet: true, started: performance.now(), warn, warnRefused: () => {}, writeLine: launcher().writeLine,
       });
     } catch (err) {
       warn(`cannot read archive ${plan.archive}: ${err.message}; its files are read from disk`);
