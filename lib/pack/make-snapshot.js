@@ -2,10 +2,11 @@
 // pack --snapshot FILE: a V8 startup snapshot of the app's CommonJS startup modules, evaluated
 // once at pack time by `node --build-snapshot lib/start/snapshot-main.js`, for `node
 // --snapshot-blob FILE entry.js` to start from. Made by the Node that runs pack, which must be the
-// Node that runs the app (a blob from another Node makes node exit with code 14). When the app
-// cannot have one (a preload that must see modules load, a module that opens a handle or is an ES
-// module or an addon, a module that throws when loaded alone), nothing is written and the reason
-// is returned: the archive alone still serves `coldstart start`.
+// Node that runs the app (a blob from another Node makes node exit with code 14). Modules that
+// cannot be evaluated ahead (an ES module, an addon, one that uses node:http while it loads or
+// throws when loaded this way) load at start instead, each with its reason. When the app cannot
+// have one at all (a preload that must see modules load, a module that leaves work going),
+// nothing is written and the reason is returned: the archive alone still serves `coldstart start`.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -14,7 +15,6 @@ const Module = require('node:module');
 const { parseNodeCommand } = require('../node-command.js');
 
 const MAIN = path.join(__dirname, '..', 'start', 'snapshot-main.js');
-const PLAN_ENV = 'COLDSTART_SNAPSHOT_PLAN';
 const PRELOADS = new Set(['--require', '-r', '--import', '--loader', '--experimental-loader']);
 
 /**
@@ -57,8 +57,8 @@ async function makeSnapshot({ out, archive, root, files, order, index, codeCache
       wrapper: Module.wrap('\0').split('\0'), builtins: Module.builtinModules,
       modules, files, formats: index.formats, resolutions: index.resolutions,
     }));
-    const exit = await run(process.execPath, ['--snapshot-blob', partial, '--build-snapshot', MAIN], {
-      cwd: appRun.cwd, env: { ...appRun.env, [PLAN_ENV]: planFile }, timeoutMs: appRun.timeoutMs,
+    const exit = await run(process.execPath, ['--snapshot-blob', partial, '--build-snapshot', MAIN, planFile], {
+      cwd: appRun.cwd, env: appRun.env, timeoutMs: appRun.timeoutMs,
     });
     const result = fs.existsSync(resultFile) ? JSON.parse(fs.readFileSync(resultFile, 'utf8')) : null;
     if (result && result.refused) return { refused: result.refused };
@@ -76,18 +76,24 @@ async function makeSnapshot({ out, archive, root, files, order, index, codeCache
   }
 }
 
-// The builder in its own process group, killed afterwards: nothing it started outlives pack.
+// The builder in its own process group, killed afterwards, or when pack itself ends first:
+// nothing it started outlives pack.
 function run(command, args, { cwd, env, timeoutMs }) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
     let stderr = '';
     let ended = false;
+    const kill = () => {
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* the group is gone already */ }
+    };
+    process.once('exit', kill);
     child.stderr.setEncoding('utf8').on('data', (chunk) => { stderr = (stderr + chunk).slice(-20_000); });
     const done = (result) => {
       if (ended) return;
       ended = true;
       clearTimeout(timer);
-      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* the group is gone already */ }
+      kill();
+      process.removeListener('exit', kill);
       resolve({ ...result, stderr });
     };
     const timer = setTimeout(() => done({ timedOut: true }), timeoutMs);

@@ -17,7 +17,6 @@ const path = require('node:path');
 const vm = require('node:vm');
 const v8 = require('node:v8');
 
-const PLAN_ENV = 'COLDSTART_SNAPSHOT_PLAN';
 // Async resources a snapshot holds: promises, process.nextTick, the resolver node:dns makes once.
 const BENIGN = new Set(['PROMISE', 'TickObject', 'Microtask', 'DNSCHANNEL']);
 // Built-in modules Node's snapshot builder cannot hold (Node 20-26: the build aborts, or they
@@ -41,8 +40,7 @@ class Refusal extends Error {
 }
 
 function build() {
-  const plan = JSON.parse(fs.readFileSync(process.env[PLAN_ENV], 'utf8'));
-  delete process.env[PLAN_ENV];
+  const plan = JSON.parse(fs.readFileSync(process.argv[2], 'utf8')); // written by lib/pack/make-snapshot.js
   const { root, wrapper: [head, tail] } = plan;
   const abs = (rel) => path.join(root, rel);
   const resolutions = new Map(plan.resolutions.map(([from, request, to]) => [`${from}\0${request}`, to]));
