@@ -27,6 +27,7 @@ exports.utilFile = util.filename;
 exports.resolvedAtLoad = require.resolve('./lib/util.js');
 exports.later = () => import('node:path');
 try { require('not-installed'); } catch (err) { exports.optional = err.code; }
+exports.seen = [];
 `,
   'node_modules/dep/data.json': '{ "x": 1 }\n',
   'node_modules/dep/lib/util.js': `'use strict';
@@ -39,7 +40,8 @@ exports.filename = __filename;
   'node_modules/agent/index.js': "'use strict';\nconst https = require('https');\nexports.globalAgent = () => https.globalAgent;\nexports.isAgent = (a) => a instanceof https.Agent;\nexports.mark = process.env.MARK || 'unset';\n",
   // Uses http while it loads, which Node cannot put in a snapshot: it loads at start.
   'node_modules/web/package.json': '{ "name": "web", "version": "1.0.0", "main": "index.js" }\n',
-  'node_modules/web/index.js': "'use strict';\nconst http = require('http');\nexports.ok = http.STATUS_CODES[200];\nexports.mark = process.env.MARK || 'unset';\n",
+  // What it does before that (here: registers itself) must happen once, not at pack time too.
+  'node_modules/web/index.js': "'use strict';\nrequire('dep').seen.push('web');\nconst http = require('http');\nexports.ok = http.STATUS_CODES[200];\nexports.mark = process.env.MARK || 'unset';\n",
   'server.js': `'use strict';
 const Module = require('module');
 const dep = require('dep');
@@ -48,7 +50,7 @@ const agent = require('agent');
 const util = require.cache[dep.utilFile];
 dep.later().then((p) => {
   console.log(JSON.stringify({
-    mark: dep.mark, web: [web.ok, web.mark], answer: dep.answer, agentMark: agent.mark,
+    mark: dep.mark, web: [web.ok, web.mark], seen: dep.seen, answer: dep.answer, agentMark: agent.mark,
     agent: [agent.isAgent(agent.globalAgent()), agent.globalAgent() === require('https').globalAgent], where: dep.where(), data: dep.data, optional: dep.optional,
     resolve: require.resolve('dep'), resolvedAtLoad: dep.resolvedAtLoad,
     cached: Object.keys(require.cache).map((f) => path.relative(__dirname, f)).sort(),
@@ -107,6 +109,7 @@ test('pack --snapshot: the app sees its modules as a plain start shows them, eva
     assert.deepEqual(a.cached, ['node_modules/agent/index.js', 'node_modules/dep/data.json', 'node_modules/dep/index.js', 'node_modules/dep/lib/util.js', 'node_modules/web/index.js', 'server.js']);
     assert.deepEqual(b.agent, [true, true], 'the stand-in for https is the real module at start');
     assert.deepEqual(b.web, ['OK', 'run'], 'the module left out loads at start');
+    assert.deepEqual(b.seen, ['web'], 'what the module left out did before its refusal is not in the snapshot');
     assert.deepEqual([b.isModule, b.loaded, b.children, b.importWorks, b.main, b.optional], [true, true, 2, 'function', true, 'MODULE_NOT_FOUND']);
     assert.deepEqual(b.parents, ['node_modules/dep/index.js', 'server.js']);
     t.diagnostic(snap.stdout.trim());
@@ -123,7 +126,11 @@ test('pack --snapshot: a file changed after pack is what runs, with one line on 
     const r = runNode(dir, ['--snapshot-blob', 'startup.blob', 'server.js']);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).answer, 'changed after pack');
-    assert.match(r.stderr, /^coldstart: warning: node_modules\/dep\/lib\/util\.js changed on disk since the snapshot was made \(re-run coldstart pack --snapshot\); starting the app without it$/m);
+    // A fresh node without the snapshot where Node can replace the process (22.15+), else here, said so.
+    const fresh = typeof process.execve === 'function';
+    const how = fresh ? '$' : ", in this process, where the snapshot's modules already ran once \\(global effects they have may be doubled\\)$";
+    assert.match(r.stderr, new RegExp(`^coldstart: warning: node_modules/dep/lib/util\\.js changed on disk since the snapshot was made \\(re-run coldstart pack --snapshot\\); starting the app without it${how}`, 'm'));
+    assert.equal(r.stderr.trim().split('\n').length, fresh ? 1 : 2, r.stderr); // here, the archive's own check says it too
 
     // Another entry than the one packed: it runs, without the snapshot's modules.
     fs.writeFileSync(path.join(dir, 'other.js'), "console.log('other', require('dep').answer);\n");

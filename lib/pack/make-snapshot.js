@@ -16,6 +16,7 @@ const { parseNodeCommand } = require('../node-command.js');
 
 const MAIN = path.join(__dirname, '..', 'start', 'snapshot-main.js');
 const PRELOADS = new Set(['--require', '-r', '--import', '--loader', '--experimental-loader']);
+const MAX_PASSES = 4;
 
 /**
  * @param {object} options
@@ -51,16 +52,29 @@ async function makeSnapshot({ out, archive, root, files, order, index, codeCache
     const resultFile = path.join(dir, 'result.json');
     const cacheFile = codeCache ? path.join(dir, 'code-cache.bin') : null;
     if (cacheFile) fs.writeFileSync(cacheFile, codeCache.blob);
-    fs.writeFileSync(planFile, JSON.stringify({
+    const plan = {
       root, entry, archive, lib: path.join(__dirname, '..'), result: resultFile,
+      argv: [process.execPath, entry, ...parsed.args],
       codeCache: cacheFile && { file: cacheFile, entries: codeCache.index.entries },
       wrapper: Module.wrap('\0').split('\0'), builtins: Module.builtinModules,
       modules, files, formats: index.formats, resolutions: index.resolutions,
-    }));
-    const exit = await run(process.execPath, ['--snapshot-blob', partial, '--build-snapshot', MAIN, planFile], {
-      cwd: appRun.cwd, env: appRun.env, timeoutMs: appRun.timeoutMs,
-    });
-    const result = fs.existsSync(resultFile) ? JSON.parse(fs.readFileSync(resultFile, 'utf8')) : null;
+      leftOut: [],
+    };
+    // A pass that leaves out a module whose code had begun to run is done again with every
+    // module left out so far never run: the next one normally leaves out nothing new.
+    let exit;
+    let result;
+    for (let pass = 0; pass < MAX_PASSES; pass++) {
+      fs.rmSync(resultFile, { force: true });
+      fs.writeFileSync(planFile, JSON.stringify(plan));
+      exit = await run(process.execPath, ['--snapshot-blob', partial, '--build-snapshot', MAIN, planFile], {
+        cwd: appRun.cwd, env: appRun.env, timeoutMs: appRun.timeoutMs,
+      });
+      result = fs.existsSync(resultFile) ? JSON.parse(fs.readFileSync(resultFile, 'utf8')) : null;
+      if (!result || !result.again) break;
+      plan.leftOut = result.again;
+    }
+    if (result && result.again) return { refused: { file: null, reason: `modules were still left out after their code began to run in ${MAX_PASSES} passes` } };
     if (result && result.refused) return { refused: result.refused };
     if (!result || exit.code !== 0 || !fs.existsSync(partial)) {
       const why = exit.timedOut ? `did not finish in ${Math.round(appRun.timeoutMs / 1000)} s` : `failed (${exit.signal || `exit code ${exit.code}`})`;

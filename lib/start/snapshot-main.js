@@ -41,12 +41,17 @@ class Refusal extends Error {
 
 function build() {
   const plan = JSON.parse(fs.readFileSync(process.argv[2], 'utf8')); // written by lib/pack/make-snapshot.js
+  // What a module reads of process.argv while it loads is what the app's start gives it.
+  process.argv = plan.argv;
   const { root, wrapper: [head, tail] } = plan;
   const abs = (rel) => path.join(root, rel);
   const resolutions = new Map(plan.resolutions.map(([from, request, to]) => [`${from}\0${request}`, to]));
   const builtins = new Set(plan.builtins);
   const records = new Map(); // rel -> { module, live, tainted }
-  const leftOut = new Map(); // rel -> why it loads at start
+  // Modules an earlier pass left out are not evaluated at all: what a module did before it was
+  // refused would stay in the heap and be done again when it loads at start.
+  const leftOut = new Map(plan.leftOut || []); // rel -> why it loads at start
+  const begunThenLeft = []; // modules left out after their code had begun to run
   const handedUnfinished = new Set(); // modules whose unfinished exports another module got (a cycle)
   // Work a module starts while it loads (a timer, a socket) and that is still going when the
   // snapshot is taken would not survive into it, even unref'd: seen through async hooks, which
@@ -67,12 +72,14 @@ function build() {
     },
   }).enable();
   const buildCache = Object.create(null); // what require.cache shows a module while it is built
+  const buildExtensions = Object.freeze({ '.js': null, '.json': null, '.node': null }); // a hook registered now would be lost
   const entryStandIn = { id: '.', filename: plan.entry, path: path.dirname(plan.entry), loaded: false, children: [] };
 
   function load(rel, parent) {
     const known = records.get(rel);
     if (known) {
       if (!known.module.loaded) handedUnfinished.add(rel);
+      if (parent) addChild(records.get(parent).module, known.module);
       return known.module.exports;
     }
     if (leftOut.has(rel)) throw new Refusal(rel, leftOut.get(rel));
@@ -89,20 +96,26 @@ function build() {
     const module = { id: filename, filename, path: path.dirname(filename), exports: {}, loaded: false, children: [], parent: parentModule };
     const record = { module, live: null, tainted: false };
     records.set(rel, record);
+    addChild(parentModule, module); // as Node does, before the child runs
     try {
       evaluate(rel, record);
       // A refusal the module caught (an optional require) left it built on a wrong answer.
       if (record.tainted) throw new Refusal(rel, `requires ${record.tainted}, which loads at start`);
     } catch (err) {
       records.delete(rel);
+      parentModule.children.splice(parentModule.children.indexOf(module), 1);
       const refusal = err instanceof Refusal ? err : new Refusal(rel, `throws while it loads at pack time: ${err && err.message}`);
       if (refusal.fatal) throw refusal;
+      begunThenLeft.push(rel);
       leftOut.set(rel, refusal.file === rel ? refusal.message : `requires ${record.tainted || refusal.file}, which loads at start`);
       if (handedUnfinished.has(rel)) throw new Refusal(rel, 'is in a require cycle and loads at start', true);
       throw refusal;
     }
-    if (parent) records.get(parent).module.children.push(module);
     return module.exports;
+  }
+
+  function addChild(parentModule, child) {
+    if (!parentModule.children.includes(child)) parentModule.children.push(child);
   }
 
   function evaluate(rel, { module }) {
@@ -161,9 +174,15 @@ function build() {
       record.tainted = request;
       throw new Refusal(rel, `calls require.resolve('${request}') while it loads, which the startup run did not record`);
     };
+    require.resolve.paths = (request) => {
+      if (record.live) return record.live.constructor._resolveLookupPaths(request, record.live);
+      record.tainted = request;
+      throw new Refusal(rel, `calls require.resolve.paths('${request}') while it loads`);
+    };
     Object.defineProperties(require, {
       cache: { get: () => (record.live ? record.live.constructor._cache : buildCache), enumerable: true },
-      main: { get: () => (record.live ? process.mainModule : undefined), enumerable: true },
+      main: { get: () => (record.live ? process.mainModule : entryStandIn), enumerable: true },
+      extensions: { get: () => (record.live ? record.live.constructor._extensions : buildExtensions), enumerable: true },
     });
     return require;
   }
@@ -229,6 +248,8 @@ function build() {
     return [rel, st.size, st.mtimeMs];
   });
   plan.served = servedFiles(plan, records);
+  // Modules left out after their code began to run: another pass, without them from the start.
+  if (begunThenLeft.length) done({ again: [...leftOut] }, 4);
   done({ evaluated: records.size, leftOut: [...leftOut] });
   // Node takes the snapshot once the event loop is empty: what the loads started has ended by
   // then, or is still going and cannot be in it: unref'd (seen as the snapshot is taken), or
@@ -288,8 +309,11 @@ function start(plan, records) {
   const entry = process.argv[1] ? path.resolve(process.argv[1]) : plan.entry;
   const stale = plan.entry === entry ? staleFile(plan, process.env.COLDSTART_VERIFY) : null;
   const usable = plan.entry === entry && !stale;
-  if (plan.entry !== entry) warn(`the snapshot was made for ${plan.entry}, not ${entry}; starting the app without it`);
-  else if (stale) warn(`${stale.rel} ${stale.missing ? 'is missing' : 'changed'} on disk since the snapshot was made (re-run coldstart pack --snapshot); starting the app without it`);
+  if (!usable) {
+    const why = plan.entry !== entry ? `the snapshot was made for ${plan.entry}, not ${entry}`
+      : `${stale.rel} ${stale.missing ? 'is missing' : 'changed'} on disk since the snapshot was made (re-run coldstart pack --snapshot)`;
+    withoutSnapshot(why, entry, warn);
+  }
   // The rest of the startup files (the entry, files read at startup) and every resolution come
   // from memory, as under `coldstart start`: from the snapshot itself when it is used (checked
   // above), else from the archive, each file checked against the disk.
@@ -322,12 +346,47 @@ function start(plan, records) {
       const { module } = record;
       Object.setPrototypeOf(module, Module.prototype);
       lazyPaths(module, Module);
+      // The module that loaded it first, as it is now: the entry, or a module that loads at start.
+      const parentFile = module.parent.filename;
+      Object.defineProperty(module, 'parent', {
+        configurable: true,
+        enumerable: true,
+        get: () => (parentFile === plan.entry ? process.mainModule : Module._cache[parentFile]),
+        set(value) { Object.defineProperty(module, 'parent', { value, writable: true, configurable: true, enumerable: true }); },
+      });
       Module._cache[module.filename] = module;
       record.live = module;
     }
   }
   process.argv[1] = entry;
   Module.runMain(entry);
+}
+
+/**
+ * The snapshot's modules ran at pack time, and what they did to this process (globals, listeners)
+ * is here: a plain start needs a fresh process. Where Node can replace this one (process.execve,
+ * 22.15 and later), node starts the entry again without the snapshot; elsewhere the app starts
+ * here, with the files from the archive, and the warning says what may be doubled.
+ */
+function withoutSnapshot(why, entry, warn) {
+  if (typeof process.execve !== 'function') {
+    warn(`${why}; starting the app without it, in this process, where the snapshot's modules already ran once (global effects they have may be doubled)`);
+    return;
+  }
+  warn(`${why}; starting the app without it`);
+  const execArgv = [];
+  for (let i = 0; i < process.execArgv.length; i++) {
+    const flag = process.execArgv[i];
+    if (flag === '--snapshot-blob') i++;
+    else if (!flag.startsWith('--snapshot-blob=')) execArgv.push(flag);
+  }
+  const emitWarning = process.emitWarning;
+  process.emitWarning = () => {}; // execve's "experimental" line is ours, not the app's
+  try {
+    process.execve(process.execPath, [process.execPath, ...execArgv, entry, ...process.argv.slice(2)], process.env);
+  } finally {
+    process.emitWarning = emitWarning; // only reached when execve could not replace the process
+  }
 }
 
 // module.paths, worked out when first read: a module whose requires all resolve from the index
