@@ -17,6 +17,8 @@ const NODE_FLAGS_WITH_VALUE = new Set([
   '--experimental-policy', '--policy-integrity', '--trace-event-categories', '--trace-event-file-pattern',
   '--watch-path', '--stack-size', '--max-old-space-size',
 ]);
+// Flags that load code before the entry (an APM agent, a loader): they must see the app's modules load.
+const PRELOAD_FLAGS = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader']);
 // Node modes that run no entry file ('-' reads the script from stdin).
 const NODE_NO_ENTRY = new Set([
   '-e', '--eval', '-p', '--print', '-i', '--interactive', '-c', '--check', '--test', '--run',
@@ -78,4 +80,4 @@ function entryExists(file) {
   });
 }
 
-module.exports = { parseNodeCommand, isNode, entryExists };
+module.exports = { parseNodeCommand, isNode, entryExists, PRELOAD_FLAGS };

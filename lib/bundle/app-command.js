@@ -3,10 +3,8 @@
 // (--require, --import, --loader), which argument is the entry, and the same command
 // rewritten to start the bundle from the output directory. Pure.
 const path = require('path');
-const { parseNodeCommand, isNode } = require('../node-command.js');
+const { parseNodeCommand, isNode, PRELOAD_FLAGS } = require('../node-command.js');
 const { UsageError } = require('../errors.js');
-
-const PRELOAD_FLAGS = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader']);
 
 /** A preload given as a path (./tracing.js, /opt/x.js), not as a package name. */
 function isPathSpec(spec) {
