@@ -1,12 +1,12 @@
 'use strict';
 // pack --code-cache: starts the app once under `coldstart start --mode memory` from an archive
 // without cache, and takes the code cache the recorder writes at the ready moment (see
-// lib/start/code-cache-recorder.js). The run has its own process group, killed afterwards: nothing it
-// started outlives pack.
-const { spawn } = require('node:child_process');
+// lib/start/code-cache-recorder.js). The run has its own process group, killed afterwards
+// (run-in-group.js).
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { runInGroup } = require('./run-in-group.js');
 const { RECORD_ENV, SETTLE_ENV } = require('../archive-format.js');
 const { UNTIL_ENV, readyMomentEnv } = require('../in-app/ready-moment.cjs');
 
@@ -27,38 +27,22 @@ async function recordCodeCacheRun({ archive, command, cwd, env, until, timeoutMs
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-cache-'));
   const out = path.join(dir, 'cache.json');
   try {
-    const child = spawn(process.execPath, [BIN, 'start', '--quiet', '--verify', 'none', '--archive', archive, '--', ...command], {
+    const exit = await runInGroup(process.execPath, [BIN, 'start', '--quiet', '--verify', 'none', '--archive', archive, '--', ...command], {
       cwd,
       env: { ...env, [RECORD_ENV]: out, [UNTIL_ENV]: readyMomentEnv(until), ...(settleMs ? { [SETTLE_ENV]: String(settleMs) } : {}) },
-      stdio: ['ignore', 'ignore', 'pipe'],
-      detached: true,
+      timeoutMs,
+      stderrChars: 2000,
     });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => { stderr = (stderr + chunk).slice(-2000); });
-    const exit = await new Promise((resolve) => {
-      const timer = setTimeout(() => resolve({ timedOut: true }), timeoutMs);
-      child.on('error', (err) => { clearTimeout(timer); resolve({ error: err }); });
-      child.on('exit', (code, signal) => { clearTimeout(timer); resolve({ code, signal }); });
-    });
-    killGroup(child.pid);
     if (exit.error) throw new Error(`could not start the app: ${exit.error.message}`);
     if (exit.timedOut) throw new Error(`the app was not ready after ${Math.round(timeoutMs / 1000)} s`);
     if (!fs.existsSync(out)) {
-      const last = stderr.trim().split('\n').pop();
+      const last = exit.stderr.trim().split('\n').pop();
       throw new Error(`the app ended (${exit.signal || `exit code ${exit.code}`}) before its ready moment${last ? `: ${last}` : ''}`);
     }
     const index = JSON.parse(fs.readFileSync(out, 'utf8'));
     return { blob: fs.readFileSync(`${out}.bin`), index };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-function killGroup(pid) {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // the group is gone already
   }
 }
 

@@ -7,15 +7,14 @@
 // throws when loaded this way) load at start instead, each with its reason. When the app cannot
 // have one at all (a preload that must see modules load, a module that leaves work going),
 // nothing is written and the reason is returned: the archive alone still serves `coldstart start`.
-const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const Module = require('node:module');
-const { parseNodeCommand } = require('../node-command.js');
+const { parseNodeCommand, PRELOAD_FLAGS } = require('../node-command.js');
+const { runInGroup } = require('./run-in-group.js');
 
 const MAIN = path.join(__dirname, '..', 'start', 'snapshot-main.js');
-const PRELOADS = new Set(['--require', '-r', '--import', '--loader', '--experimental-loader']);
 const MAX_PASSES = 4;
 
 /**
@@ -34,7 +33,7 @@ const MAX_PASSES = 4;
  */
 async function makeSnapshot({ out, archive, root, files, order, index, codeCache = null, appRun }) {
   const parsed = parseNodeCommand(appRun.command);
-  const preload = parsed.flags.find((f) => PRELOADS.has(f.name));
+  const preload = parsed.flags.find((f) => PRELOAD_FLAGS.has(f.name));
   if (preload) {
     return { refused: { file: null, reason: `the app starts with ${preload.words.join(' ')}: a preload (an APM agent) must see the modules load, and in a snapshot they are loaded already` } };
   }
@@ -67,7 +66,7 @@ async function makeSnapshot({ out, archive, root, files, order, index, codeCache
     for (let pass = 0; pass < MAX_PASSES; pass++) {
       fs.rmSync(resultFile, { force: true });
       fs.writeFileSync(planFile, JSON.stringify(plan));
-      exit = await run(process.execPath, ['--snapshot-blob', partial, '--build-snapshot', MAIN, planFile], {
+      exit = await runInGroup(process.execPath, ['--snapshot-blob', partial, '--build-snapshot', MAIN, planFile], {
         cwd: appRun.cwd, env: appRun.env, timeoutMs: appRun.timeoutMs,
       });
       result = fs.existsSync(resultFile) ? JSON.parse(fs.readFileSync(resultFile, 'utf8')) : null;
@@ -88,32 +87,6 @@ async function makeSnapshot({ out, archive, root, files, order, index, codeCache
     fs.rmSync(partial, { force: true });
     fs.rmSync(dir, { recursive: true, force: true });
   }
-}
-
-// The builder in its own process group, killed afterwards, or when pack itself ends first:
-// nothing it started outlives pack.
-function run(command, args, { cwd, env, timeoutMs }) {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-    let stderr = '';
-    let ended = false;
-    const kill = () => {
-      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* the group is gone already */ }
-    };
-    process.once('exit', kill);
-    child.stderr.setEncoding('utf8').on('data', (chunk) => { stderr = (stderr + chunk).slice(-20_000); });
-    const done = (result) => {
-      if (ended) return;
-      ended = true;
-      clearTimeout(timer);
-      kill();
-      process.removeListener('exit', kill);
-      resolve({ ...result, stderr });
-    };
-    const timer = setTimeout(() => done({ timedOut: true }), timeoutMs);
-    child.on('error', (err) => done({ code: null, signal: null, error: err }));
-    child.on('close', (code, signal) => done({ code, signal }));
-  });
 }
 
 module.exports = { makeSnapshot };
