@@ -147,6 +147,7 @@ function build() {
   function buildRequire(rel, record) {
     const dir = path.posix.dirname(rel);
     const bare = (request) => (request.startsWith('node:') ? request.slice(5) : request);
+    const isBuiltin = (request) => builtins.has(request) || request.startsWith('node:');
     function require(request) {
       if (record.live) return record.live.require(request);
       const to = resolutions.get(`${dir}\0${request}`);
@@ -159,7 +160,7 @@ function build() {
         }
       }
       if (NOT_IN_SNAPSHOT.has(bare(request))) return standIn(bare(request));
-      if (builtins.has(request) || request.startsWith('node:')) return builderRequire(request);
+      if (isBuiltin(request)) return builderRequire(request);
       // Not loaded at startup: the app's start survived this require failing (an optional package).
       const err = new Error(`Cannot find module '${request}'`);
       err.code = 'MODULE_NOT_FOUND';
@@ -170,7 +171,7 @@ function build() {
       if (record.live) return record.live.constructor._resolveFilename(request, record.live, false, options);
       const to = !options && resolutions.get(`${dir}\0${request}`);
       if (to) return abs(to);
-      if (builtins.has(request) || request.startsWith('node:')) return request;
+      if (isBuiltin(request)) return request;
       record.tainted = request;
       throw new Refusal(rel, `calls require.resolve('${request}') while it loads, which the startup run did not record`);
     };
@@ -279,6 +280,8 @@ function build() {
  */
 function servedFiles(plan, records) {
   const files = new Map(plan.files.map((rel) => [rel, fs.readFileSync(path.join(plan.root, rel))]));
+  let bytes = 0;
+  for (const data of files.values()) bytes += data.length;
   let codeCache = null;
   if (plan.codeCache) {
     const blob = fs.readFileSync(plan.codeCache.file);
@@ -294,7 +297,7 @@ function servedFiles(plan, records) {
     codeCache = { blob: Buffer.concat(parts), entries };
   }
   delete plan.codeCache;
-  return { files, codeCache };
+  return { files, bytes, codeCache };
 }
 
 // The deserialised process: checks the files, serves the archive, hands the modules to Node.
@@ -318,9 +321,7 @@ function start(plan, records) {
   // from memory, as under `coldstart start`: from the snapshot itself when it is used (checked
   // above), else from the archive, each file checked against the disk.
   if (usable) {
-    const { files, codeCache } = plan.served;
-    let bytes = 0;
-    for (const data of files.values()) bytes += data.length;
+    const { files, bytes, codeCache } = plan.served;
     const view = { count: files.size, bytes, has: (rel) => files.has(rel), get: (rel) => files.get(rel) };
     ownRequire('./memory-loader.js').installMemoryLoader({
       root: plan.root, archive: plan.archive, files: view, verify: 'none', report: process.env.COLDSTART_REPORT, warn,
