@@ -41,12 +41,27 @@ exports.filename = __filename;
   // Uses http while it loads, which Node cannot put in a snapshot: it loads at start.
   'node_modules/web/package.json': '{ "name": "web", "version": "1.0.0", "main": "index.js" }\n',
   // What it does before that (here: registers itself) must happen once, not at pack time too.
-  'node_modules/web/index.js': "'use strict';\nrequire('dep').seen.push('web');\nconst http = require('http');\nexports.ok = http.STATUS_CODES[200];\nexports.mark = process.env.MARK || 'unset';\n",
+  'node_modules/web/index.js': "'use strict';\nrequire('dep').seen.push('web');\nconst http = require('http');\nexports.ok = http.STATUS_CODES[200];\nexports.server = typeof http.Server;\nexports.mark = process.env.MARK || 'unset';\n",
+  // Reads http's and http2's tables of constants while it loads: in the snapshot, the real tables
+  // behind them at start.
+  'node_modules/tables/package.json': '{ "name": "tables", "version": "1.0.0", "main": "index.js" }\n',
+  'node_modules/tables/index.js': "'use strict';\nconst http = require('http');\nexports.get = http.METHODS.includes('GET');\nexports.path = require('http2').constants.HTTP2_HEADER_PATH;\nexports.codes = http.STATUS_CODES;\nexports.mark = process.env.MARK || 'unset';\n",
+  // Changes http's table while it loads: that cannot happen at pack time, it loads at start.
+  'node_modules/codes/package.json': '{ "name": "codes", "version": "1.0.0", "main": "index.js" }\n',
+  'node_modules/codes/index.js': "'use strict';\nrequire('http').STATUS_CODES[299] = 'Custom';\n",
+  // require() of it gives an ES module that only passes on a CommonJS module's exports (the
+  // "module-sync" shape): in the snapshot, as Node's require(esm) has it.
+  'node_modules/fn/package.json': '{ "name": "fn", "version": "1.0.0", "exports": { ".": [{ "module-sync": "./require.mjs", "default": "./index.js" }, "./index.js"] } }\n',
+  'node_modules/fn/index.js': "'use strict';\nmodule.exports = () => process.env.MARK || 'unset';\nmodule.exports.mark = process.env.MARK || 'unset';\n",
+  'node_modules/fn/require.mjs': "// passes on index.js\nimport fn from './index.js';\n\nexport default fn;\n\nexport { fn as 'module.exports' };\n",
   'server.js': `'use strict';
 const Module = require('module');
 const dep = require('dep');
 const web = require('web');
 const agent = require('agent');
+const tables = require('tables');
+const fn = require('fn');
+require('codes');
 const util = require.cache[dep.utilFile];
 dep.later().then((p) => {
   console.log(JSON.stringify({
@@ -56,6 +71,9 @@ dep.later().then((p) => {
     cached: Object.keys(require.cache).map((f) => path.relative(__dirname, f)).sort(),
     isModule: util instanceof Module, loaded: util.loaded, children: require.cache[require.resolve('dep')].children.length,
     importWorks: typeof p.join, main: require.main === module,
+    tables: [tables.get, tables.path, tables.codes[404], (require('http').STATUS_CODES[599] = 'Late', tables.codes[599]), tables.mark],
+    fn: [fn(), fn.mark, require.cache[require.resolve('fn')].exports === fn, require.cache[require.resolve('fn')].children.length, require.cache[require.resolve('fn').replace('require.mjs', 'index.js')].parent],
+    custom: require('http').STATUS_CODES[299],
     parents: [util.parent.filename, require.cache[require.resolve('dep')].parent.filename].map((f) => path.relative(__dirname, f)),
   }));
 });
@@ -80,8 +98,8 @@ test('pack --snapshot: the app sees its modules as a plain start shows them, eva
   try {
     const packed = await pack(dir, ['--', 'node', 'server.js'], { MARK: 'pack' });
     assert.equal(packed.code, 0, packed.stderr);
-    assert.match(packed.stdout, /snapshot: 4 modules evaluated, .+ in .+startup\.blob: start the app with node --snapshot-blob/);
-    assert.match(packed.stdout, /1 module load at start instead, because node_modules\/web\/index\.js uses node:http while it loads, which Node cannot put in a snapshot/);
+    assert.match(packed.stdout, /snapshot: 7 modules evaluated, .+ in .+startup\.blob: start the app with node --snapshot-blob/);
+    assert.match(packed.stdout, /2 modules load at start instead, because node_modules\/web\/index\.js uses node:http while it loads, which Node cannot put in a snapshot; node_modules\/codes\/index\.js changes node:http\.STATUS_CODES while it loads/);
     assert.ok(fs.statSync(path.join(dir, 'startup.blob')).size > 0);
     assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('.partial-')), [], 'no partial file left');
 
@@ -96,9 +114,13 @@ test('pack --snapshot: the app sees its modules as a plain start shows them, eva
     assert.equal(a.mark, 'run');
     assert.equal(b.mark, 'pack');
     assert.deepEqual([a.agentMark, b.agentMark], ['run', 'pack'], 'a module that only requires https is in the snapshot');
+    assert.deepEqual([a.tables, b.tables], [[true, ':path', 'Not Found', 'Late', 'run'], [true, ':path', 'Not Found', 'Late', 'pack']], 'tables read at pack, the real ones at start');
+    assert.deepEqual([a.fn, b.fn], [['run', 'run', true, 0, null], ['run', 'pack', true, 0, null]], 'the ES module facade is in the snapshot');
     for (const x of [a, b]) {
       delete x.mark;
       delete x.agentMark;
+      delete x.tables;
+      delete x.fn;
     }
     delete a.web;
     const web = b.web;
@@ -106,7 +128,9 @@ test('pack --snapshot: the app sees its modules as a plain start shows them, eva
     assert.deepEqual(b, a);
     b.web = web;
     assert.match(a.where, /node_modules\/dep\/lib\/util\.js:2:\d+\)$/);
-    assert.deepEqual(a.cached, ['node_modules/agent/index.js', 'node_modules/dep/data.json', 'node_modules/dep/index.js', 'node_modules/dep/lib/util.js', 'node_modules/web/index.js', 'server.js']);
+    assert.equal(b.custom, 'Custom', 'the module that changes a table loads at start');
+    assert.deepEqual(a.cached, ['node_modules/agent/index.js', 'node_modules/codes/index.js', 'node_modules/dep/data.json', 'node_modules/dep/index.js', 'node_modules/dep/lib/util.js',
+      'node_modules/fn/index.js', 'node_modules/fn/require.mjs', 'node_modules/tables/index.js', 'node_modules/web/index.js', 'server.js']);
     assert.deepEqual(b.agent, [true, true], 'the stand-in for https is the real module at start');
     assert.deepEqual(b.web, ['OK', 'run'], 'the module left out loads at start');
     assert.deepEqual(b.seen, ['web'], 'what the module left out did before its refusal is not in the snapshot');

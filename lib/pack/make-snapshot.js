@@ -16,6 +16,9 @@ const { runInGroup } = require('./run-in-group.js');
 
 const MAIN = path.join(__dirname, '..', 'start', 'snapshot-main.js');
 const MAX_PASSES = 4;
+// The tables of constants of built-in modules the builder cannot load that a module may read
+// while it loads; the snapshot's stand-ins for those modules give them (snapshot-main.js).
+const BUILTIN_TABLES = { http: ['METHODS', 'STATUS_CODES'], http2: ['constants'] };
 
 /**
  * @param {object} options
@@ -42,7 +45,8 @@ async function makeSnapshot({ out, archive, root, files, order, index, codeCache
   // An entry that ends the process while it loads has no format recorded: only ES modules are turned away.
   const entryFormat = index.formats[entryRel] || (entryRel.endsWith('.mjs') ? 'module' : 'commonjs');
   if (entryFormat !== 'commonjs') return { refused: { file: entryRel, reason: 'the entry is an ES module: the snapshot holds CommonJS modules' } };
-  const modules = order.filter((rel) => rel !== entryRel && ['commonjs', 'json'].includes(index.formats[rel]));
+  // ES modules too: one that only passes on a CommonJS module's exports can be held (esm-facade.js).
+  const modules = order.filter((rel) => rel !== entryRel && ['commonjs', 'json', 'module'].includes(index.formats[rel]));
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-snapshot-'));
   const partial = `${out}.partial-${process.pid}`;
@@ -56,7 +60,8 @@ async function makeSnapshot({ out, archive, root, files, order, index, codeCache
       argv: [process.execPath, entry, ...parsed.args],
       codeCache: cacheFile && { file: cacheFile, entries: codeCache.index.entries },
       wrapper: Module.wrap('\0').split('\0'), builtins: Module.builtinModules,
-      modules, files, formats: index.formats, resolutions: index.resolutions,
+      builtinTables: builtinTables(),
+      modules, files, formats: index.formats, resolutions: index.resolutions, esmResolutions: index.esmResolutions || [],
       leftOut: [],
     };
     // A pass that leaves out a module whose code had begun to run is done again with every
@@ -87,6 +92,16 @@ async function makeSnapshot({ out, archive, root, files, order, index, codeCache
     fs.rmSync(partial, { force: true });
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+// BUILTIN_TABLES as this Node has them.
+function builtinTables() {
+  const tables = {};
+  for (const [name, keys] of Object.entries(BUILTIN_TABLES)) {
+    const real = require(`node:${name}`);
+    tables[name] = Object.fromEntries(keys.map((key) => [key, real[key]]));
+  }
+  return tables;
 }
 
 module.exports = { makeSnapshot };

@@ -123,11 +123,11 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
   const checked = new Map();
   let warnedStale = false;
   function usable(file, rel) {
-    const data = files.get(rel);
-    if (data === undefined) return false;
+    if (!files.has(rel)) return false;
     if (verify === 'none') return true;
     let ok = checked.get(rel);
     if (ok === undefined) {
+      const data = files.get(rel);
       let st = null;
       try { st = fs.statSync(file, { throwIfNoEntry: false }); } catch { /* unreadable */ }
       ok = Boolean(st && st.isFile() && st.size === data.length && st.mtimeMs <= packedAtMs);

@@ -26,6 +26,7 @@ const NOT_IN_SNAPSHOT = new Set(['http', 'https', 'tls', 'http2']);
 // Work the loads started may run to its end before the snapshot is taken; still going after this
 // long, it is taken for work that never ends (a server, an interval).
 const STILL_GOING_MS = 1000;
+const IMPORTED = Symbol('imported by an ES module');
 
 /**
  * Why a module is not in the snapshot. Not fatal: the module, and every module that was loading
@@ -74,17 +75,23 @@ function build() {
   const buildCache = Object.create(null); // what require.cache shows a module while it is built
   const buildExtensions = Object.freeze({ '.js': null, '.json': null, '.node': null }); // a hook registered now would be lost
   const entryStandIn = { id: '.', filename: plan.entry, path: path.dirname(plan.entry), loaded: false, children: [] };
+  const own = ownCode(plan, require);
+  const { parseFacade } = own.require('./esm-facade.js');
+  const esmResolutions = new Map((plan.esmResolutions || []).map(([from, specifier, to]) => [`${from}\0${specifier}`, to]));
 
+  // parent: the rel of the module whose require() loads it; null for the entry; IMPORTED for a
+  // module an ES module facade imports (Node gives those no parent).
   function load(rel, parent) {
     const known = records.get(rel);
     if (known) {
       if (!known.module.loaded) handedUnfinished.add(rel);
-      if (parent) addChild(records.get(parent).module, known.module);
+      if (typeof parent === 'string') addChild(records.get(parent).module, known.module);
       return known.module.exports;
     }
     if (leftOut.has(rel)) throw new Refusal(rel, leftOut.get(rel));
     const format = plan.formats[rel];
-    if (format !== 'commonjs' && format !== 'json') {
+    const facade = format === 'module' && parent !== IMPORTED ? parseFacade(fs.readFileSync(abs(rel), 'utf8')) : null;
+    if (format !== 'commonjs' && format !== 'json' && !facade) {
       const reason = format === 'addon' ? 'is a native addon' : 'is an ES module';
       leftOut.set(rel, reason);
       throw new Refusal(rel, reason);
@@ -92,18 +99,19 @@ function build() {
     const filename = abs(rel);
     // parent: the module that loaded it first, the entry for those the entry loads (a module that
     // takes a missing parent for "I am the main module" would run as one).
-    const parentModule = parent ? records.get(parent).module : entryStandIn;
+    const parentModule = parent === IMPORTED ? undefined : parent ? records.get(parent).module : entryStandIn;
     const module = { id: filename, filename, path: path.dirname(filename), exports: {}, loaded: false, children: [], parent: parentModule };
     const record = { module, live: null, tainted: false };
     records.set(rel, record);
-    addChild(parentModule, module); // as Node does, before the child runs
+    if (parentModule) addChild(parentModule, module); // as Node does, before the child runs
     try {
-      evaluate(rel, record);
+      if (facade) evaluateFacade(rel, record, facade);
+      else evaluate(rel, record);
       // A refusal the module caught (an optional require) left it built on a wrong answer.
       if (record.tainted) throw new Refusal(rel, `requires ${record.tainted}, which loads at start`);
     } catch (err) {
       records.delete(rel);
-      parentModule.children.splice(parentModule.children.indexOf(module), 1);
+      if (parentModule) parentModule.children.splice(parentModule.children.indexOf(module), 1);
       const refusal = err instanceof Refusal ? err : new Refusal(rel, `throws while it loads at pack time: ${err && err.message}`);
       if (refusal.fatal) throw refusal;
       begunThenLeft.push(rel);
@@ -140,6 +148,34 @@ function build() {
         loading = outer;
       }
     }
+    module.loaded = true;
+  }
+
+  // What require() of an ES module facade gives, as Node does it: the binding it exports as
+  // 'module.exports', from the modules it imports (loaded here in their order, without a parent).
+  function evaluateFacade(rel, { module }, facade) {
+    const binding = facade.exports.get('module.exports');
+    if (!binding) throw new Refusal(rel, 'is an ES module (require() of it gives its namespace, which a snapshot cannot stand in for)');
+    const imported = new Map(); // specifier -> the CommonJS module's exports
+    for (const { specifier } of facade.imports) {
+      if (imported.has(specifier)) continue;
+      const to = specifier.startsWith('./') || specifier.startsWith('../')
+        ? path.posix.normalize(path.posix.join(path.posix.dirname(rel), specifier)) : esmResolutions.get(`${rel}\0${specifier}`);
+      const format = to && plan.formats[to];
+      if (format !== 'commonjs' && format !== 'json') throw new Refusal(rel, `imports ${specifier}, which is not a CommonJS module of the startup`);
+      imported.set(specifier, load(to, IMPORTED));
+    }
+    // Imported from CommonJS: the default (and 'module.exports') is module.exports, a name its property.
+    const fromCjs = (exports, name) => (name === 'default' || name === 'module.exports' ? exports : exports[name]);
+    let value;
+    if ('local' in binding) {
+      const from = facade.imports.find(({ names }) => names.some(([, local]) => local === binding.local));
+      const [name] = from.names.find(([, local]) => local === binding.local);
+      value = fromCjs(imported.get(from.specifier), name);
+    } else {
+      value = fromCjs(imported.get(binding.specifier), binding.imported);
+    }
+    module.exports = value;
     module.loaded = true;
   }
 
@@ -198,14 +234,22 @@ function build() {
   function standIn(name) {
     if (standIns.has(name)) return standIns.get(name);
     let real = null;
-    const target = () => {
-      if (live) return real || (real = builderRequire(name));
+    const refuse = (what) => {
       const rel = loading;
       if (rel && records.has(rel)) records.get(rel).tainted = name;
-      throw new Refusal(rel, `uses node:${name} while it loads, which Node cannot put in a snapshot`);
+      throw new Refusal(rel, `${what} while it loads, which Node cannot put in a snapshot`);
     };
+    const target = () => {
+      if (live) return real || (real = builderRequire(name));
+      return refuse(`uses node:${name}`);
+    };
+    const tables = new Map();
     const proxy = new Proxy({}, {
-      get: (_, key) => Reflect.get(target(), key),
+      get: (_, key) => {
+        if (live || !Object.hasOwn(plan.builtinTables[name] || {}, key)) return Reflect.get(target(), key);
+        if (!tables.has(key)) tables.set(key, tableStandIn(plan.builtinTables[name][key], () => target()[key], () => refuse(`changes node:${name}.${key}`)));
+        return tables.get(key);
+      },
       has: (_, key) => Reflect.has(target(), key),
       set: (_, key, value) => Reflect.set(target(), key, value),
       ownKeys: () => Reflect.ownKeys(target()),
@@ -218,6 +262,19 @@ function build() {
     });
     standIns.set(name, proxy);
     return proxy;
+  }
+  // A table of constants of one of them (plan.builtinTables, which pack read from this Node):
+  // modules read them while they load (express: http.METHODS, googleapis: http2.constants).
+  // Read-only while the snapshot is built, the real table
+  // (which it copies) once it is deserialised.
+  function tableStandIn(copy, realTable, refuse) {
+    return new Proxy(copy, {
+      get: (table, key) => Reflect.get(live ? realTable() : table, key),
+      has: (table, key) => Reflect.has(live ? realTable() : table, key),
+      set: (table, key, value) => (live ? Reflect.set(realTable(), key, value) && Reflect.set(table, key, value) : refuse()),
+      defineProperty: () => refuse(),
+      deleteProperty: () => refuse(),
+    });
   }
   // The builder runs without stack traces (Node gives the limit back after deserialisation);
   // modules that read their caller from the stack at load (depd) need them as at a plain start.
@@ -249,6 +306,8 @@ function build() {
     return [rel, st.size, st.mtimeMs];
   });
   plan.served = servedFiles(plan, records);
+  for (const file of OWN_START_CODE) own.require(file);
+  plan.own = own;
   // Modules left out after their code began to run: another pass, without them from the start.
   if (begunThenLeft.length) done({ again: [...leftOut] }, 4);
   done({ evaluated: records.size, leftOut: [...leftOut] });
@@ -265,6 +324,7 @@ function build() {
   v8.startupSnapshot.addSerializeCallback(() => {
     hook.disable();
     refuseGoing();
+    asNodeModules(records, plan.entry);
   });
   v8.startupSnapshot.setDeserializeMainFunction(() => {
     live = true;
@@ -279,9 +339,9 @@ function build() {
  * served; with the code cache of those modules.
  */
 function servedFiles(plan, records) {
-  const files = new Map(plan.files.map((rel) => [rel, fs.readFileSync(path.join(plan.root, rel))]));
-  let bytes = 0;
-  for (const data of files.values()) bytes += data.length;
+  // A module evaluated here is in require.cache at start; its bytes are read (from disk, checked
+  // with the rest) only if something takes it out of the cache and loads it again.
+  const files = new Map(plan.files.map((rel) => [rel, records.has(rel) ? null : fs.readFileSync(path.join(plan.root, rel))]));
   let codeCache = null;
   if (plan.codeCache) {
     const blob = fs.readFileSync(plan.codeCache.file);
@@ -297,17 +357,43 @@ function servedFiles(plan, records) {
     codeCache = { blob: Buffer.concat(parts), entries };
   }
   delete plan.codeCache;
-  return { files, bytes, codeCache };
+  return { files, codeCache };
+}
+
+// coldstart's files the start needs at once, evaluated here as the app's modules are: at start
+// they are in the heap, with nothing to find, read or compile. Any other file of ours (needed
+// only to warn or report) is loaded by Node when asked for.
+const OWN_START_CODE = ['./memory-loader.js', '../archive-format.js', './code-cache.js'];
+
+/**
+ * A require() for coldstart's own files, here in the builder (whose require() loads built-in
+ * modules only): what is required while the snapshot is built is evaluated into it; once it is
+ * deserialised, Node loads anything else.
+ */
+function ownCode(plan, builderRequire) {
+  const [head, tail] = plan.wrapper;
+  const evaluated = new Map(); // absolute file -> module
+  const requireFrom = (file) => (id) => {
+    if (!id.startsWith('.')) return builderRequire(id); // built-in
+    const target = path.resolve(path.dirname(file), id);
+    if (evaluated.has(target)) return evaluated.get(target).exports;
+    if (!v8.startupSnapshot.isBuildingSnapshot()) return require('node:module').createRequire(file)(id);
+    const module = { exports: {}, filename: target };
+    evaluated.set(target, module);
+    const fn = new vm.Script(head + fs.readFileSync(target, 'utf8') + tail, { filename: target }).runInThisContext();
+    fn.call(module.exports, module.exports, requireFrom(target), module, target, path.dirname(target));
+    return module.exports;
+  };
+  return { require: requireFrom(path.join(plan.lib, 'start', 'snapshot-main.js')) };
 }
 
 // The deserialised process: checks the files, serves the archive, hands the modules to Node.
 function start(plan, records) {
   const Module = require('node:module');
-  const ownRequire = Module.createRequire(path.join(plan.lib, 'start', 'snapshot-main.js'));
   // The launcher's file only when there is something to say or the archive to read.
-  const launcher = () => ownRequire('./launcher.js');
+  const launcher = () => plan.own.require('./launcher.js');
   const warn = (message) => launcher().warn(message);
-  if (plan.dynamicImport) process.emitWarning = ownRequire('./code-cache.js').quietLoaderWarning(process.emitWarning);
+  if (plan.dynamicImport) process.emitWarning = plan.own.require('./code-cache.js').quietLoaderWarning(process.emitWarning);
   // `node --snapshot-blob FILE` alone starts the entry the snapshot was made for.
   const entry = process.argv[1] ? path.resolve(process.argv[1]) : plan.entry;
   const stale = plan.entry === entry ? staleFile(plan, process.env.COLDSTART_VERIFY) : null;
@@ -321,9 +407,14 @@ function start(plan, records) {
   // from memory, as under `coldstart start`: from the snapshot itself when it is used (checked
   // above), else from the archive, each file checked against the disk.
   if (usable) {
-    const { files, bytes, codeCache } = plan.served;
-    const view = { count: files.size, bytes, has: (rel) => files.has(rel), get: (rel) => files.get(rel) };
-    ownRequire('./memory-loader.js').installMemoryLoader({
+    const { files, codeCache } = plan.served;
+    const { readFileSync } = fs; // before the memory loader serves it
+    const get = (rel) => {
+      const data = files.get(rel);
+      return data === null ? readFileSync(path.join(plan.root, rel)) : data;
+    };
+    const view = { count: files.size, has: (rel) => files.has(rel), get };
+    plan.own.require('./memory-loader.js').installMemoryLoader({
       root: plan.root, archive: plan.archive, files: view, verify: 'none', report: process.env.COLDSTART_REPORT, warn,
       index: { resolutions: plan.resolutions, formats: plan.formats, codeCache: codeCache && { entries: codeCache.entries } },
       codeCache: codeCache && codeCache.blob,
@@ -331,7 +422,7 @@ function start(plan, records) {
   } else {
     try {
       const { buffer, packedAtMs } = launcher().readArchiveFile(plan.archive);
-      ownRequire('./memory-loader.js').loadIntoMemory(buffer, {
+      plan.own.require('./memory-loader.js').loadIntoMemory(buffer, {
         root: plan.root, archive: plan.archive, verify: 'size', packedAtMs, report: process.env.COLDSTART_REPORT,
         quiet: true, started: performance.now(), warn, warnRefused: () => {}, writeLine: launcher().writeLine,
       });
@@ -344,19 +435,8 @@ function start(plan, records) {
   for (const file of Object.keys(Module._cache)) if (file.startsWith(ours)) delete Module._cache[file];
   if (usable) {
     for (const record of records.values()) {
-      const { module } = record;
-      Object.setPrototypeOf(module, Module.prototype);
-      lazyPaths(module, Module);
-      // The module that loaded it first, as it is now: the entry, or a module that loads at start.
-      const parentFile = module.parent.filename;
-      Object.defineProperty(module, 'parent', {
-        configurable: true,
-        enumerable: true,
-        get: () => (parentFile === plan.entry ? process.mainModule : Module._cache[parentFile]),
-        set(value) { Object.defineProperty(module, 'parent', { value, writable: true, configurable: true, enumerable: true }); },
-      });
-      Module._cache[module.filename] = module;
-      record.live = module;
+      Module._cache[record.module.filename] = record.module;
+      record.live = record.module;
     }
   }
   process.argv[1] = entry;
@@ -387,6 +467,28 @@ function withoutSnapshot(why, entry, warn) {
     process.execve(process.execPath, [process.execPath, ...execArgv, entry, ...process.argv.slice(2)], process.env);
   } finally {
     process.emitWarning = emitWarning; // only reached when execve could not replace the process
+  }
+}
+
+/**
+ * The evaluated modules made what Node's loader makes, once no code of theirs runs before the
+ * snapshot is taken (a Module's own require() would load files now): at start they only go
+ * into require.cache.
+ */
+function asNodeModules(records, entry) {
+  const Module = require('node:module');
+  for (const { module } of records.values()) {
+    Object.setPrototypeOf(module, Module.prototype);
+    lazyPaths(module, Module);
+    if (!module.parent) continue; // imported by an ES module: Node gives it none
+    // The module that loaded it first, as it is then: the entry, or a module that loads at start.
+    const parentFile = module.parent.filename;
+    Object.defineProperty(module, 'parent', {
+      configurable: true,
+      enumerable: true,
+      get: () => (parentFile === entry ? process.mainModule : Module._cache[parentFile]),
+      set(value) { Object.defineProperty(module, 'parent', { value, writable: true, configurable: true, enumerable: true }); },
+    });
   }
 }
 
