@@ -67,6 +67,33 @@ test('npm start with a --require preload: the flags go into the pack command and
   assert.doesNotMatch(stdout, /AS build|DISTROLESS/);
 });
 
+test('--snapshot: pack makes the snapshot in the run image and node starts from it; what pack would refuse is said first', async () => {
+  const dir = project({
+    'package.json': { name: 'api', scripts: { start: 'node --enable-source-maps server.js --port 1' }, dependencies: { coldstart: '*' } },
+    'package-lock.json': '{}', 'server.js': '',
+  });
+  const { stdout, stderr } = await dockerfileText(dir, '--snapshot');
+  assert.equal(stderr, '');
+  assert.match(stdout, /^RUN node node_modules\/coldstart\/bin\/coldstart\.js pack --code-cache --snapshot \/startup\.blob --out \/startup\.tar -- node --enable-source-maps server\.js --port 1 && test -f \/startup\.blob$/m);
+  assert.deepEqual(cmdOf(stdout), ['node', '--snapshot-blob', '/startup.blob', '--enable-source-maps', 'server.js', '--port', '1']);
+  assert.equal(stdout.match(/^FROM /gm).length, 1, 'one stage: the snapshot is made by the Node that runs it');
+  assert.match(stdout, /^ENV COLDSTART_VERIFY=none$/m);
+
+  const preloaded = project({
+    'package.json': { name: 'api', scripts: { start: 'node --require ./tracing.js server.js' }, dependencies: { coldstart: '*' } },
+    'server.js': '', 'tracing.js': '',
+  });
+  for (const [cwd, flags, pattern] of [
+    [dir, ['--snapshot', '--distroless'], /^coldstart: --snapshot with --distroless: the snapshot must be made by the Node of the run image/],
+    [preloaded, ['--snapshot'], /^coldstart: --snapshot: the app starts with --require, a preload that must see the modules load/],
+  ]) {
+    const r = await runCli(['dockerfile', ...flags], { cwd });
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr.trim().split('\n').pop(), pattern);
+  }
+});
+
 test('main only, and the index.js fallback', async () => {
   const withMain = project({ 'package.json': { main: 'lib/app', scripts: { start: 'nodemon lib/app.js' } }, 'lib/app.js': '' });
   const d = await describe(withMain);
@@ -227,6 +254,34 @@ test('the Dockerfile printed for fixtures/express-app builds and starts from its
     assert.ok(report, `no "coldstart: serving N files" line: ${run.stderr}`);
     assert.ok(Number(report[1]) > 10, `express and the app come from the archive: ${report[0]}`);
     t.diagnostic(report[0]);
+  } finally {
+    await stopAllContainers();
+    await promisify(execFile)(process.env.COLDSTART_DOCKER || '/usr/bin/docker', ['image', 'rm', '--force', tag]).catch(() => {});
+  }
+});
+
+test('the --snapshot Dockerfile for fixtures/express-app builds its snapshot and starts from it under runc', { timeout: 240_000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  const { assembleContext, buildImage, runContainer, stopAllContainers } = require('../lib/bench/docker.js');
+  const app = copyFixture('express-app');
+  dirs.push(app);
+  const r = await runCli(['dockerfile', '--snapshot', '--root', app, '--out', path.join(app, 'Dockerfile')]);
+  assert.equal(r.code, 0, r.stderr);
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-dockerfile-context-'));
+  dirs.push(work);
+  const context = assembleContext({ app, into: path.join(work, 'context') });
+  const tag = `coldstart-test-dockerfile-snapshot:${process.pid}`;
+  try {
+    const built = await buildImage({
+      context: context.dir, dockerfile: path.join(context.dir, 'Dockerfile'), tag,
+      buildArgs: { NODE_IMAGE: BASE_IMAGE }, timeoutMs: 180_000,
+    });
+    const made = /snapshot: (\d+) modules evaluated/.exec(built.output);
+    assert.ok(made && Number(made[1]) > 20, `pack made no snapshot of express: ${built.output.slice(-2000)}`);
+    t.diagnostic(made[0]);
+    const run = await runContainer({ image: tag, runtime: 'runc', until: /express-app listening/, timeoutMs: 60_000 });
+    assert.ok(run.matched, `never listened: exit ${run.code}\n${run.stdout}\n${run.stderr}`);
+    assert.doesNotMatch(run.stderr, /coldstart:/, 'started from the snapshot, without a word');
   } finally {
     await stopAllContainers();
     await promisify(execFile)(process.env.COLDSTART_DOCKER || '/usr/bin/docker', ['image', 'rm', '--force', tag]).catch(() => {});

@@ -4,6 +4,18 @@
 const path = require('path');
 const { UsageError } = require('../errors.js');
 
+// What pack --snapshot would refuse, said before a Dockerfile is written.
+function refuseSnapshot(description) {
+  if (description.distroless) {
+    throw new UsageError('--snapshot with --distroless: the snapshot must be made by the Node of the run image, and a distroless image has no shell to run pack in; leave out one of them');
+  }
+  const { PRELOAD_FLAGS } = require('../node-command.js');
+  const preload = description.nodeFlags.find((flag) => PRELOAD_FLAGS.has(flag.split('=')[0]));
+  if (preload) {
+    throw new UsageError(`--snapshot: the app starts with ${preload}, a preload that must see the modules load; in a snapshot they are loaded already`);
+  }
+}
+
 module.exports = {
   command: 'dockerfile',
   describe: 'print a Dockerfile for this project that packs its startup files at build time and runs it with coldstart start',
@@ -11,8 +23,10 @@ module.exports = {
     .option('root', { type: 'string', describe: 'project directory (default: the current directory)' })
     .option('entry', { type: 'string', describe: 'entry file, relative to the root (default: scripts.start, main, index.js/server.js/app.js)' })
     .option('distroless', { type: 'boolean', default: false, describe: 'run in a distroless image (node is its entrypoint)' })
+    .option('snapshot', { type: 'boolean', default: false, describe: 'start from a snapshot of the startup modules, evaluated at build (pack --snapshot; see README)' })
     .example('$0 dockerfile > Dockerfile', '')
     .example('$0 dockerfile --distroless --out Dockerfile', '')
+    .example('$0 dockerfile --snapshot > Dockerfile', '')
     .example('# print what was detected', '').example('$0 dockerfile --entry dist/server.js --json', ''),
   async run(argv, ctx) {
     if (argv.appCommand.length) {
@@ -23,12 +37,13 @@ module.exports = {
     const root = path.resolve(ctx.cwd, argv.root || '.');
     const description = detectProject({ root, entry: argv.entry, distroless: argv.distroless });
 
+    if (argv.snapshot) refuseSnapshot(description);
     ctx.warnings.push(...description.warnings);
 
     const out = argv.out ? path.resolve(ctx.cwd, argv.out) : null;
     const fromRoot = out && path.relative(description.root, out);
     const dockerfile = out && (fromRoot.startsWith('..') || path.isAbsolute(fromRoot) ? out : fromRoot.split(path.sep).join('/'));
-    const text = renderDockerfile(description, { dockerfile });
+    const text = renderDockerfile(description, { dockerfile, snapshot: argv.snapshot });
 
     if (out) {
       const { writeFileAtomic } = require('../write-atomic.js');
@@ -49,7 +64,7 @@ module.exports = {
       const command = ['node', ...description.nodeFlags, description.entry, ...description.appArgs].join(' ');
       ctx.stdout.write(`wrote ${path.relative(ctx.cwd, out) || out}: ${command} (${description.packageManager.name}, `
         + `node ${description.node.major}${description.typescript ? ', TypeScript build' : ''}`
-        + `${description.distroless ? ', distroless' : ''})\n`);
+        + `${description.distroless ? ', distroless' : ''}${argv.snapshot ? ', startup snapshot' : ''})\n`);
     }
     return 0;
   },
