@@ -430,11 +430,14 @@ async function prepareImage({ workDir, appName, modules, seed, baseImage, tag, o
     context, dockerfile: DOCKERFILE, tag, timeoutMs: 900_000,
     buildArgs: { NODE_IMAGE: baseImage, APP_COMMAND: app.command.join(' ') },
   });
-  const fromImage = copyFromImage(tag, workDir, ['/startup.tar', BUNDLE_DIR]);
+  const fromImage = copyFromImage(tag, workDir, ['/startup.tar', BUNDLE_DIR, '/startup-snapshot.json']);
+  const { snapshot } = JSON.parse(fs.readFileSync(path.join(fromImage, 'startup-snapshot.json'), 'utf8'));
   return {
     tag, buildMs: built.ms, fixture, installed, packages: assembled.packages.length,
     archive: describeArchive(path.join(fromImage, 'startup.tar')),
     bundle: describeBundle(path.join(fromImage, path.basename(BUNDLE_DIR))),
+    // pack --snapshot's summary: the modules it holds and those left to load at start.
+    snapshot: snapshot && snapshot.modules !== undefined ? { modules: snapshot.modules, leftOut: snapshot.leftOut.length } : null,
   };
 }
 
@@ -576,6 +579,7 @@ async function runBenchmark(options = {}) {
         archive: image.archive,
         bundle: image.bundle,
         compileCaches: image.compileCaches,
+        snapshot: image.snapshot,
         buildMs: Math.round(image.buildMs),
       },
       runs, warmup, runtimes, results,
@@ -601,10 +605,11 @@ function describePhases(phases) {
   return parts.length ? ` (${parts.join(', ')})` : '';
 }
 
-function describeCompileCaches(caches) {
+function describeCompileCaches(caches, held) {
   const snapshotDir = path.posix.dirname(SNAPSHOT);
   const present = Object.entries(caches || {}).filter(([dir, files]) => files > 0 && dir !== snapshotDir);
-  const snapshot = caches && snapshotDir in caches ? `; startup snapshot: ${caches[snapshotDir] ? 'made' : 'none (pack said why)'}` : '';
+  const made = held ? `made, holding ${held.modules} of ${held.modules + held.leftOut} startup modules` : 'made';
+  const snapshot = caches && snapshotDir in caches ? `; startup snapshot: ${caches[snapshotDir] ? made : 'none (pack said why)'}` : '';
   return (present.length ? `; Node compile cache: ${present.map(([dir, files]) => `${dir} ${files} files`).join(', ')}` : '') + snapshot;
 }
 
@@ -682,7 +687,7 @@ function renderMarkdown(report) {
     `${describeApp(report)}; archive: ${describeSize(report.image.archive)}`
       + `${said.length ? `; coldstart start: ${said.join(', ')}` : ''}`
       + `${report.image.bundle ? `; bundle: ${describeBundleSize(report.image.bundle)}` : ''}`
-      + `${describeCompileCaches(report.image.compileCaches)}.`,
+      + `${describeCompileCaches(report.image.compileCaches, report.image.snapshot)}.`,
     'Phases: "run → files ready" is when the line saying so reached the client (tar: an `echo` after it;'
       + ' start: its `extracted …` or `serving …` line); "of which extraction / loading" is measured inside'
       + ' the container (tar: two `date +%s%N` stamps, each `date` costing a fork and exec; start: its own'

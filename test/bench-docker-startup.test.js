@@ -58,7 +58,7 @@ test('docker-startup: every variant reaches listen under runc and runsc, phases 
   assert.match(table, /\| variant \| runc median \| runc stddev \| runsc median \| runsc stddev \|/);
   for (const variant of ran) assert.ok(table.includes(`| ${variant.label} |`), variant.name);
   assert.match(table, /Machine: .+ cores.+node v\d+/);
-  assert.match(table, /; bundle: \d+ files, .+ nothing kept external\)(; Node compile cache: [^;]+)?; startup snapshot: made\./);
+  assert.match(table, /; bundle: \d+ files, .+ nothing kept external\)(; Node compile cache: [^;]+)?; startup snapshot: made, holding \d+ of \d+ startup modules\./);
   // The snapshot of the 50 packages was made in the image, and both of its variants listened.
   assert.deepEqual(report.results.filter((r) => r.variant.startsWith('snapshot')).map((r) => r.runtime).sort(), ['runc', 'runc', 'runsc', 'runsc']);
   for (const line of table.split('\n').filter((l) => l.startsWith('|'))) t.diagnostic(line);
