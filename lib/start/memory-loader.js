@@ -122,12 +122,15 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
   // change of size, or a modification after the archive was written (the same stat).
   const checked = new Map();
   let warnedStale = false;
+  // usable: the archive's answer for this path stands (its resolutions); servable: its bytes too
+  // (undefined where they did not survive, files.get's word).
   function usable(file, rel) {
     if (!files.has(rel)) return false;
     if (verify === 'none') return true;
     let ok = checked.get(rel);
     if (ok === undefined) {
       const data = files.get(rel);
+      if (data === undefined) return false; // bytes that did not survive: the reader said so
       let st = null;
       try { st = fs.statSync(file, { throwIfNoEntry: false }); } catch { /* unreadable */ }
       ok = Boolean(st && st.isFile() && st.size === data.length && st.mtimeMs <= packedAtMs);
@@ -139,6 +142,7 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
     }
     return ok;
   }
+  const servable = (file, rel) => (usable(file, rel) ? files.get(rel) : undefined);
   // The app's own files that were not in the archive: counted, said at the ready moment.
   let fellThrough = null;
   let loadingOurs = false; // fall-through.js and what it loads are ours, not the app's
@@ -172,8 +176,9 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
   const originalCompile = Module.prototype._compile;
   Module._extensions['.js'] = function memoryJs(module, filename) {
     const rel = relOf(filename);
-    if (formatOf(rel) === 'commonjs' && usable(filename, rel)) {
-      const source = stripBOM(files.get(rel).toString('utf8'));
+    const data = formatOf(rel) === 'commonjs' ? servable(filename, rel) : undefined;
+    if (data) {
+      const source = stripBOM(data.toString('utf8'));
       const cached = cacheOf(rel);
       // Source maps are registered by Node's own compile step, and a hook that replaced
       // _compile (pirates, ts-node) must see the source: leave those to module._compile.
@@ -194,12 +199,13 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
   const origJson = Module._extensions['.json'];
   Module._extensions['.json'] = function memoryJson(module, filename) {
     const rel = relOf(filename);
-    if (rel === undefined || !usable(filename, rel)) {
+    const data = rel === undefined ? undefined : servable(filename, rel);
+    if (!data) {
       fromDisk(rel, filename);
       return origJson.apply(this, arguments);
     }
     try {
-      module.exports = JSON.parse(stripBOM(files.get(rel).toString('utf8')));
+      module.exports = JSON.parse(stripBOM(data.toString('utf8')));
     } catch (err) {
       err.message = `${filename}: ${err.message}`; // as Node words it
       throw err;
@@ -212,8 +218,8 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
     if (typeof file === 'string' && plainRead(options)) {
       const abs = path.resolve(file);
       const rel = relOf(abs);
-      if (rel !== undefined && files.has(rel) && usable(abs, rel)) {
-          const data = files.get(rel);
+      const data = rel === undefined ? undefined : servable(abs, rel);
+      if (data) {
         const encoding = typeof options === 'string' ? options : options && options.encoding;
         return encoding ? data.toString(encoding) : Buffer.from(data);
       }
@@ -221,12 +227,12 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
     return origReadFileSync.apply(this, arguments);
   };
 
-  registerEsmHooks({ prefix, index, files, usable, stats });
+  registerEsmHooks({ prefix, index, servable, stats });
   return { stats };
 }
 
 /** ES modules through in-thread loader hooks, where this Node has them (see memory-esm-hooks.js). */
-function registerEsmHooks({ prefix, index, files, usable, stats }) {
+function registerEsmHooks({ prefix, index, servable, stats }) {
   if (!index) return;
   const modules = Object.entries(index.formats || {}).filter(([rel, format]) => format === 'module' && !escapesRoot(rel));
   if (typeof Module.registerHooks !== 'function') {
@@ -236,8 +242,8 @@ function registerEsmHooks({ prefix, index, files, usable, stats }) {
   const abs = (rel) => path.join(prefix, rel);
   const sources = [];
   for (const [rel] of modules) {
-    const file = abs(rel);
-    if (usable(file, rel)) sources.push([file, files.get(rel).toString('utf8')]);
+    const data = servable(abs(rel), rel);
+    if (data) sources.push([abs(rel), data.toString('utf8')]);
   }
   if (!sources.length) return;
   const resolutions = (index.esmResolutions || []).filter(([, , to]) => !escapesRoot(to))
