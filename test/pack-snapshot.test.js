@@ -34,7 +34,14 @@ exports.seen = [];
 exports.where = function where() { return new Error('here').stack.split('\\n')[1].trim(); };
 exports.answer = 'packed';
 exports.filename = __filename;
+// A Module while it loads, as under Node; its constructor kept for later.
+const Module = module.constructor;
+exports.atLoad = [module instanceof require('module'), Module === require('module'), typeof module.require, Array.isArray(module.paths)];
+exports.resolveLater = () => Module._resolveFilename('../data.json', module);
 `,
+  // Resolves through Node's loader while it loads: it loads at start.
+  'node_modules/resolver/package.json': '{ "name": "resolver", "version": "1.0.0", "main": "index.js" }\n',
+  'node_modules/resolver/index.js': "'use strict';\nexports.self = module.constructor._resolveFilename('./index.js', module);\n",
   // Requires https and uses it only when called: in the snapshot, with the real module behind it.
   'node_modules/agent/package.json': '{ "name": "agent", "version": "1.0.0", "main": "index.js" }\n',
   'node_modules/agent/index.js': "'use strict';\nconst https = require('https');\nexports.globalAgent = () => https.globalAgent;\nexports.isAgent = (a) => a instanceof https.Agent;\nexports.mark = process.env.MARK || 'unset';\n",
@@ -62,6 +69,7 @@ const agent = require('agent');
 const tables = require('tables');
 const fn = require('fn');
 require('codes');
+const resolver = require('resolver');
 const util = require.cache[dep.utilFile];
 dep.later().then((p) => {
   console.log(JSON.stringify({
@@ -71,9 +79,12 @@ dep.later().then((p) => {
     cached: Object.keys(require.cache).map((f) => path.relative(__dirname, f)).sort(),
     isModule: util instanceof Module, loaded: util.loaded, children: require.cache[require.resolve('dep')].children.length,
     importWorks: typeof p.join, main: require.main === module,
-    tables: [tables.get, tables.path, tables.codes[404], (require('http').STATUS_CODES[599] = 'Late', tables.codes[599]), tables.mark],
+    tables: [tables.get, tables.path, tables.codes[404], (require('http').STATUS_CODES[599] = 'Late', tables.codes[599]), Object.keys(tables.codes).includes('599'),
+      (Object.defineProperty(tables.codes, '598', { value: 'Def', enumerable: true, configurable: true, writable: true }), require('http').STATUS_CODES[598]),
+      delete tables.codes['598'], require('http').STATUS_CODES[598], JSON.stringify(tables.codes).includes('Late'), tables.mark],
     fn: [fn(), fn.mark, require.cache[require.resolve('fn')].exports === fn, require.cache[require.resolve('fn')].children.length, require.cache[require.resolve('fn').replace('require.mjs', 'index.js')].parent],
     custom: require('http').STATUS_CODES[299],
+    atLoad: util.exports.atLoad, resolveLater: path.relative(__dirname, util.exports.resolveLater()), resolver: path.relative(__dirname, resolver.self),
     parents: [util.parent.filename, require.cache[require.resolve('dep')].parent.filename].map((f) => path.relative(__dirname, f)),
   }));
 });
@@ -99,7 +110,7 @@ test('pack --snapshot: the app sees its modules as a plain start shows them, eva
     const packed = await pack(dir, ['--', 'node', 'server.js'], { MARK: 'pack' });
     assert.equal(packed.code, 0, packed.stderr);
     assert.match(packed.stdout, /snapshot: 7 modules evaluated, .+ in .+startup\.blob: start the app with node --snapshot-blob/);
-    assert.match(packed.stdout, /2 modules load at start instead, because node_modules\/web\/index\.js uses node:http while it loads, which Node cannot put in a snapshot; node_modules\/codes\/index\.js changes node:http\.STATUS_CODES while it loads/);
+    assert.match(packed.stdout, /3 modules load at start instead, because node_modules\/web\/index\.js uses node:http while it loads, which Node cannot put in a snapshot; node_modules\/codes\/index\.js changes node:http\.STATUS_CODES while it loads, .+; node_modules\/resolver\/index\.js calls Module\._resolveFilename\(\) while it loads: Node's loader cannot be used before the snapshot is taken/);
     assert.ok(fs.statSync(path.join(dir, 'startup.blob')).size > 0);
     assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('.partial-')), [], 'no partial file left');
 
@@ -114,7 +125,7 @@ test('pack --snapshot: the app sees its modules as a plain start shows them, eva
     assert.equal(a.mark, 'run');
     assert.equal(b.mark, 'pack');
     assert.deepEqual([a.agentMark, b.agentMark], ['run', 'pack'], 'a module that only requires https is in the snapshot');
-    assert.deepEqual([a.tables, b.tables], [[true, ':path', 'Not Found', 'Late', 'run'], [true, ':path', 'Not Found', 'Late', 'pack']], 'tables read at pack, the real ones at start');
+    assert.deepEqual([a.tables, b.tables], [[true, ':path', 'Not Found', 'Late', true, 'Def', true, null, true, 'run'], [true, ':path', 'Not Found', 'Late', true, 'Def', true, null, true, 'pack']], 'tables read at pack, the real ones at start');
     assert.deepEqual([a.fn, b.fn], [['run', 'run', true, 0, null], ['run', 'pack', true, 0, null]], 'the ES module facade is in the snapshot');
     for (const x of [a, b]) {
       delete x.mark;
@@ -129,8 +140,11 @@ test('pack --snapshot: the app sees its modules as a plain start shows them, eva
     b.web = web;
     assert.match(a.where, /node_modules\/dep\/lib\/util\.js:2:\d+\)$/);
     assert.equal(b.custom, 'Custom', 'the module that changes a table loads at start');
+    assert.deepEqual(b.atLoad, [true, true, 'function', true], 'a Module while it loads');
+    assert.equal(b.resolveLater, 'node_modules/dep/data.json');
+    assert.equal(b.resolver, 'node_modules/resolver/index.js', 'the module that resolves through Node\'s loader loads at start');
     assert.deepEqual(a.cached, ['node_modules/agent/index.js', 'node_modules/codes/index.js', 'node_modules/dep/data.json', 'node_modules/dep/index.js', 'node_modules/dep/lib/util.js',
-      'node_modules/fn/index.js', 'node_modules/fn/require.mjs', 'node_modules/tables/index.js', 'node_modules/web/index.js', 'server.js']);
+      'node_modules/fn/index.js', 'node_modules/fn/require.mjs', 'node_modules/resolver/index.js', 'node_modules/tables/index.js', 'node_modules/web/index.js', 'server.js']);
     assert.deepEqual(b.agent, [true, true], 'the stand-in for https is the real module at start');
     assert.deepEqual(b.web, ['OK', 'run'], 'the module left out loads at start');
     assert.deepEqual(b.seen, ['web'], 'what the module left out did before its refusal is not in the snapshot');
@@ -196,6 +210,26 @@ test('pack --snapshot: an app that cannot have one is told why, keeps its archiv
     const { snapshot, warnings } = JSON.parse(json.stdout);
     assert.deepEqual(snapshot.refused, { file: 'node_modules/ticker/index.js', reason: 'starts work while it loads (Timeout) that is still going when the snapshot is taken, which a snapshot cannot carry over' });
     assert.ok(warnings.some((w) => w.code === 'PACK_SNAPSHOT_REFUSED'), json.stdout);
+  } finally {
+    rm(dir);
+  }
+});
+
+test('pack --snapshot: the app\'s node flags apply while its modules are evaluated (--env-file)', async () => {
+  const dir = makeApp({
+    '.env': 'FROM_FILE=from the env file\n',
+    'node_modules/cfg/package.json': '{ "name": "cfg", "version": "1.0.0", "main": "index.js" }\n',
+    'node_modules/cfg/index.js': "'use strict';\nexports.value = process.env.FROM_FILE || 'unset';\n",
+    'flags.js': "'use strict';\nconsole.log(require('cfg').value);\n",
+  });
+  try {
+    const packed = await pack(dir, ['--', 'node', '--env-file=.env', 'flags.js']);
+    assert.equal(packed.code, 0, packed.stderr);
+    assert.match(packed.stdout, /snapshot: 1 modules? evaluated/);
+    const snap = runNode(dir, ['--snapshot-blob', 'startup.blob', '--env-file=.env', 'flags.js']);
+    assert.equal(snap.status, 0, snap.stderr);
+    assert.equal(snap.stderr, '');
+    assert.equal(snap.stdout, 'from the env file\n');
   } finally {
     rm(dir);
   }

@@ -71,8 +71,9 @@ async function makeSnapshot({ out, archive, root, files, order, index, codeCache
     for (let pass = 0; pass < MAX_PASSES; pass++) {
       fs.rmSync(resultFile, { force: true });
       fs.writeFileSync(planFile, JSON.stringify(plan));
-      exit = await runInGroup(process.execPath, ['--snapshot-blob', partial, '--build-snapshot', MAIN, planFile], {
-        cwd: appRun.cwd, env: appRun.env, timeoutMs: appRun.timeoutMs,
+      // The app's node flags too: its modules load under them.
+      exit = await runInGroup(process.execPath, [...parsed.flags.flatMap((f) => f.words), '--snapshot-blob', partial, '--build-snapshot', MAIN, planFile], {
+        cwd: appRun.cwd, env: withEnvFiles(parsed.flags, appRun), timeoutMs: appRun.timeoutMs,
       });
       result = fs.existsSync(resultFile) ? JSON.parse(fs.readFileSync(resultFile, 'utf8')) : null;
       if (!result || !result.again) break;
@@ -92,6 +93,25 @@ async function makeSnapshot({ out, archive, root, files, order, index, codeCache
     fs.rmSync(partial, { force: true });
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The app's environment with what its --env-file flags add (the variables already set win, a
+ * later file over an earlier one, as Node has it), which node --build-snapshot does not read.
+ */
+function withEnvFiles(flags, { cwd, env }) {
+  const added = {};
+  for (const flag of flags) {
+    if (flag.name !== '--env-file' && flag.name !== '--env-file-if-exists') continue;
+    let text;
+    try {
+      text = fs.readFileSync(path.resolve(cwd, flag.value), 'utf8');
+    } catch {
+      continue; // node itself says so when the app starts
+    }
+    Object.assign(added, require('node:util').parseEnv(text));
+  }
+  return { ...added, ...(env || process.env) };
 }
 
 // BUILTIN_TABLES as this Node has them.

@@ -76,8 +76,19 @@ function build() {
   const buildExtensions = Object.freeze({ '.js': null, '.json': null, '.node': null }); // a hook registered now would be lost
   const entryStandIn = { id: '.', filename: plan.entry, path: path.dirname(plan.entry), loaded: false, children: [] };
   const own = ownCode(plan, require);
+  // While they load the modules are Modules, as Node makes them (instanceof, constructor, paths),
+  // with our require() as module.require; Node's loader itself refuses until the snapshot is taken.
+  const Module = require('node:module');
+  const requireOf = new WeakMap();
+  const buildProto = Object.create(Module.prototype, {
+    require: { value: function require(request) { return requireOf.get(this)(request); }, writable: true, configurable: true },
+  });
+  const restoreLoader = guardLoader(Module, (what) => new Refusal(loading, `calls ${what} while it loads: Node's loader cannot be used before the snapshot is taken`));
   const { parseFacade } = own.require('./esm-facade.js');
   const esmResolutions = new Map((plan.esmResolutions || []).map(([from, specifier, to]) => [`${from}\0${specifier}`, to]));
+  // Modules the startup reached only through import (an import() of a CommonJS file): no parent.
+  const importedOnly = new Set(esmResolutions.values());
+  for (const [, , to] of plan.resolutions) importedOnly.delete(to);
 
   // parent: the rel of the module whose require() loads it; null for the entry; IMPORTED for a
   // module an ES module facade imports (Node gives those no parent).
@@ -99,8 +110,10 @@ function build() {
     const filename = abs(rel);
     // parent: the module that loaded it first, the entry for those the entry loads (a module that
     // takes a missing parent for "I am the main module" would run as one).
-    const parentModule = parent === IMPORTED ? undefined : parent ? records.get(parent).module : entryStandIn;
-    const module = { id: filename, filename, path: path.dirname(filename), exports: {}, loaded: false, children: [], parent: parentModule };
+    const byImport = parent === IMPORTED || (parent === null && importedOnly.has(rel));
+    const parentModule = byImport ? undefined : parent ? records.get(parent).module : entryStandIn;
+    const module = Object.setPrototypeOf({ id: filename, filename, path: path.dirname(filename), exports: {}, loaded: false, children: [], parent: parentModule }, buildProto);
+    lazyPaths(module, Module);
     const record = { module, live: null, tainted: false };
     records.set(rel, record);
     if (parentModule) addChild(parentModule, module); // as Node does, before the child runs
@@ -143,7 +156,9 @@ function build() {
       const outer = loading;
       loading = rel;
       try {
-        fn.call(module.exports, module.exports, buildRequire(rel, records.get(rel)), module, filename, module.path);
+        const moduleRequire = buildRequire(rel, records.get(rel));
+        requireOf.set(module, moduleRequire);
+        fn.call(module.exports, module.exports, moduleRequire, module, filename, module.path);
       } finally {
         loading = outer;
       }
@@ -267,13 +282,36 @@ function build() {
   // modules read them while they load (express: http.METHODS, googleapis: http2.constants).
   // Read-only while the snapshot is built, the real table
   // (which it copies) once it is deserialised.
+  // After it, every operation goes to the real table, and what a Proxy says of keys and property
+  // descriptors must agree with its target: the copy is made equal to the table first.
   function tableStandIn(copy, realTable, refuse) {
+    const mirror = () => {
+      const real = realTable();
+      for (const key of Reflect.ownKeys(copy)) if (!Object.hasOwn(real, key)) Reflect.deleteProperty(copy, key);
+      for (const key of Reflect.ownKeys(real)) Reflect.defineProperty(copy, key, Reflect.getOwnPropertyDescriptor(real, key));
+      if (!Object.isExtensible(real)) Object.preventExtensions(copy);
+      return real;
+    };
+    const change = (op) => (table, ...args) => {
+      if (!live) return refuse();
+      const done = Reflect[op](realTable(), ...args);
+      mirror();
+      return done;
+    };
+    const read = (op) => (table, ...args) => {
+      if (live) mirror();
+      return Reflect[op](table, ...args);
+    };
     return new Proxy(copy, {
       get: (table, key) => Reflect.get(live ? realTable() : table, key),
       has: (table, key) => Reflect.has(live ? realTable() : table, key),
-      set: (table, key, value) => (live ? Reflect.set(realTable(), key, value) && Reflect.set(table, key, value) : refuse()),
-      defineProperty: () => refuse(),
-      deleteProperty: () => refuse(),
+      set: (table, key, value) => change('set')(table, key, value),
+      defineProperty: change('defineProperty'),
+      deleteProperty: change('deleteProperty'),
+      preventExtensions: change('preventExtensions'),
+      ownKeys: read('ownKeys'),
+      getOwnPropertyDescriptor: read('getOwnPropertyDescriptor'),
+      isExtensible: read('isExtensible'),
     });
   }
   // The builder runs without stack traces (Node gives the limit back after deserialisation);
@@ -324,6 +362,7 @@ function build() {
   v8.startupSnapshot.addSerializeCallback(() => {
     hook.disable();
     refuseGoing();
+    restoreLoader();
     asNodeModules(records, plan.entry);
   });
   v8.startupSnapshot.setDeserializeMainFunction(() => {
@@ -357,7 +396,9 @@ function servedFiles(plan, records) {
     codeCache = { blob: Buffer.concat(parts), entries };
   }
   delete plan.codeCache;
-  return { files, codeCache };
+  // The ES modules it holds are in require.cache: no loader hooks at start for them.
+  const formats = Object.fromEntries(Object.entries(plan.formats).filter(([rel, format]) => format !== 'module' || !records.has(rel)));
+  return { files, codeCache, formats };
 }
 
 // coldstart's files the start needs at once, evaluated here as the app's modules are: at start
@@ -407,7 +448,7 @@ function start(plan, records) {
   // from memory, as under `coldstart start`: from the snapshot itself when it is used (checked
   // above), else from the archive, each file checked against the disk.
   if (usable) {
-    const { files, codeCache } = plan.served;
+    const { files, codeCache, formats } = plan.served;
     const { readFileSync } = fs; // before the memory loader serves it
     const get = (rel) => {
       const data = files.get(rel);
@@ -416,7 +457,7 @@ function start(plan, records) {
     const view = { count: files.size, has: (rel) => files.has(rel), get };
     plan.own.require('./memory-loader.js').installMemoryLoader({
       root: plan.root, archive: plan.archive, files: view, verify: 'none', report: process.env.COLDSTART_REPORT, warn,
-      index: { resolutions: plan.resolutions, formats: plan.formats, codeCache: codeCache && { entries: codeCache.entries } },
+      index: { resolutions: plan.resolutions, formats, codeCache: codeCache && { entries: codeCache.entries } },
       codeCache: codeCache && codeCache.blob,
     });
   } else {
@@ -479,7 +520,6 @@ function asNodeModules(records, entry) {
   const Module = require('node:module');
   for (const { module } of records.values()) {
     Object.setPrototypeOf(module, Module.prototype);
-    lazyPaths(module, Module);
     if (!module.parent) continue; // imported by an ES module: Node gives it none
     // The module that loaded it first, as it is then: the entry, or a module that loads at start.
     const parentFile = module.parent.filename;
@@ -490,6 +530,20 @@ function asNodeModules(records, entry) {
       set(value) { Object.defineProperty(module, 'parent', { value, writable: true, configurable: true, enumerable: true }); },
     });
   }
+}
+
+/**
+ * Node's loader refusing while the snapshot is built: a module that loads a file through it
+ * (module.constructor._load, new module.constructor()._compile) is left to load at start.
+ * @returns {() => void} puts Node's functions back, before the snapshot is taken
+ */
+function guardLoader(Module, refusal) {
+  const guarded = [[Module, '_load'], [Module, '_resolveFilename'], [Module.prototype, 'load'], [Module.prototype, '_compile']];
+  const originals = guarded.map(([owner, name]) => owner[name]);
+  for (const [owner, name] of guarded) {
+    owner[name] = function refused() { throw refusal(`Module${owner === Module ? '' : '.prototype'}.${name}()`); };
+  }
+  return () => guarded.forEach(([owner, name], i) => { owner[name] = originals[i]; });
 }
 
 // module.paths, worked out when first read: a module whose requires all resolve from the index
