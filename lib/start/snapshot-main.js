@@ -280,10 +280,9 @@ function build() {
   }
   // A table of constants of one of them (plan.builtinTables, which pack read from this Node):
   // modules read them while they load (express: http.METHODS, googleapis: http2.constants).
-  // Read-only while the snapshot is built, the real table
-  // (which it copies) once it is deserialised.
-  // After it, every operation goes to the real table, and what a Proxy says of keys and property
-  // descriptors must agree with its target: the copy is made equal to the table first.
+  // Read-only while the snapshot is built; once it is deserialised every operation goes to the
+  // real table, and since what a Proxy says of keys and descriptors must agree with its target,
+  // the copy is first made equal to the table.
   function tableStandIn(copy, realTable, refuse) {
     const mirror = () => {
       const real = realTable();
