@@ -9,10 +9,11 @@ function refuseSnapshot(description) {
   if (description.distroless) {
     throw new UsageError('--snapshot with --distroless: the snapshot must be made by the Node of the run image, and a distroless image has no shell to run pack in; leave out one of them');
   }
-  const { PRELOAD_FLAGS } = require('../node-command.js');
-  const preload = description.nodeFlags.find((flag) => PRELOAD_FLAGS.has(flag.split('=')[0]));
+  const { parseNodeCommand, PRELOAD_FLAGS } = require('../node-command.js');
+  const { flags } = parseNodeCommand(['node', ...description.nodeFlags, description.entry]);
+  const preload = flags.find((flag) => PRELOAD_FLAGS.has(flag.name));
   if (preload) {
-    throw new UsageError(`--snapshot: the app starts with ${preload}, a preload that must see the modules load; in a snapshot they are loaded already`);
+    throw new UsageError(`--snapshot: the app starts with ${preload.words[0]}, a preload that must see the modules load; in a snapshot they are loaded already`);
   }
 }
 
