@@ -453,7 +453,7 @@ function start(plan, records) {
       const data = files.get(rel);
       return data === null ? readFileSync(path.join(plan.root, rel)) : data;
     };
-    const view = { count: files.size, has: (rel) => files.has(rel), get };
+    const view = { has: (rel) => files.has(rel), get };
     plan.own.require('./memory-loader.js').installMemoryLoader({
       root: plan.root, archive: plan.archive, files: view, verify: 'none', report: process.env.COLDSTART_REPORT, warn,
       index: { resolutions: plan.resolutions, formats, codeCache: codeCache && { entries: codeCache.entries } },
