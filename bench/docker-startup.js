@@ -44,11 +44,11 @@ heavy (express, googleapis and firebase-admin installed with npm from the regist
 directory: a Drive client and a Firebase app made at startup, about 1,200 modules).
 Variants: floor-container, floor-node, plain, seed-tmpfs, seed-inplace, start-inplace,
 start-into, start-memory, start-memory-noverify, start-memory-cache-compiled, start-memory-cache,
-compile-cache, compile-cache-portable, bundle, bundle-compile-cache. All by default for the
-fixture; for otel-express and heavy the floors, plain, start-into, start-memory,
-start-memory-noverify, start-memory-cache-compiled, start-memory-cache, compile-cache,
-compile-cache-portable, bundle and bundle-compile-cache. The compile-cache variants need Node 22.1+
-in the base image (left out otherwise).
+snapshot, snapshot-noverify, compile-cache, compile-cache-portable, bundle, bundle-compile-cache.
+All by default for the fixture; for otel-express and heavy the floors, plain, start-into,
+start-memory, start-memory-noverify, start-memory-cache-compiled, start-memory-cache, snapshot,
+snapshot-noverify, compile-cache, compile-cache-portable, bundle and bundle-compile-cache. The
+compile-cache variants need Node 22.1+ in the base image (left out otherwise).
 `;
 const DOCKERFILE = path.join(__dirname, 'docker', 'Dockerfile.startup');
 const BASE_IMAGE = 'coldstart-node:local';

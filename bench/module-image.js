@@ -12,14 +12,12 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { parseArgs } = require('node:util');
-const { requireDocker, buildImage, runContainer, stopAllContainers, removeImages, runscVersion } = require('../lib/bench/docker.js');
+const { requireDocker, buildImage, runContainer, removeImages, runscVersion } = require('../lib/bench/docker.js');
 const { medianInterval, formatMs } = require('../lib/stats.js');
 const { describeMachine } = require('../lib/bench/runner.js');
 const { generateFixture } = require('../lib/fixtures/generate.js');
-const { UsageError } = require('../lib/errors.js');
 const { parseCount } = require('../lib/options.js');
-const { writeFileAtomic } = require('../lib/write-atomic.js');
+const { parseContainerBenchArgs, containerBenchMain } = require('./container-main.js');
 
 const USAGE = `usage: node bench/module-image.js [--runs 10] [--runtimes runc,runsc] [--modules 1000]
   [--seed 42] [--base-image coldstart-node:local] [--json FILE] [--keep-image] [--verbose]
@@ -117,30 +115,13 @@ function renderMarkdown(report) {
 }
 
 function parseOptions(argv) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        runs: { type: 'string', default: '10' },
-        warmup: { type: 'string', default: '1' },
-        runtimes: { type: 'string', default: 'runc,runsc' },
-        modules: { type: 'string', default: '1000' },
-        seed: { type: 'string', default: '42' },
-        'base-image': { type: 'string', default: 'coldstart-node:local' },
-        json: { type: 'string' },
-        'keep-image': { type: 'boolean', default: false },
-        verbose: { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
-      },
-    });
-  } catch (err) {
-    throw new UsageError(err.message); // an unknown or malformed option: one line, exit 2
-  }
-  const { values } = parsed;
-  const runtimes = values.runtimes.split(',').filter(Boolean);
-  const unknown = runtimes.find((rt) => rt !== 'runc' && rt !== 'runsc');
-  if (unknown) throw new UsageError(`unknown runtime ${unknown}: runc, runsc`);
+  const { values, runtimes } = parseContainerBenchArgs(argv, {
+    runs: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '1' },
+    modules: { type: 'string', default: '1000' },
+    seed: { type: 'string', default: '42' },
+    'keep-image': { type: 'boolean', default: false },
+  });
   return {
     help: values.help,
     runs: parseCount(values.runs, '--runs', 1),
@@ -156,20 +137,7 @@ function parseOptions(argv) {
 }
 
 async function main(argv = process.argv.slice(2)) {
-  const options = parseOptions(argv);
-  if (options.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  process.once('SIGINT', () => {
-    process.stderr.write('module-image: interrupted, stopping containers\n');
-    stopAllContainers().finally(() => process.exit(130));
-  });
-  const onProgress = options.verbose ? (line) => process.stderr.write(`module-image: ${line}\n`) : undefined;
-  const report = await runBenchmark({ ...options, onProgress });
-  process.stdout.write(renderMarkdown(report));
-  if (options.json) writeFileAtomic(path.resolve(options.json), JSON.stringify(report, null, 2) + '\n');
-  return 0;
+  return containerBenchMain('module-image', parseOptions(argv), { usage: USAGE, runBenchmark, renderMarkdown });
 }
 
 if (require.main === module) require('./run-as-script.js').runAsScript('module-image', main);

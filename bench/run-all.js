@@ -10,6 +10,7 @@ const STEPS = [
   ['seed table (runc, runsc)', 'seed-table.js', ['-n', '50']],
   ['startup in containers (pack + start)', 'docker-startup.js', ['--runs', '10']],
   ['bundle vs plain', 'bundle-startup.js', ['-n', '10']],
+  ['the clock in the sandbox (runc, runsc)', 'sandbox-clock.js', ['--runs', '8']],
 ];
 
 async function main() {
