@@ -142,6 +142,28 @@ Module._extensions['.js'] = function (mod, filename) {
   } finally { rm(dir); }
 });
 
+test('--mode memory with --code-cache: a module that mentions import( is served from the cache where Node keeps its import() (22 and later)', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    // A JSDoc type import, as many packages have, and a real import() called at startup.
+    fs.writeFileSync(path.join(dir, 'sep.js'), "/** @type {import('./sep')} */\nmodule.exports = async () => (await import('node:path')).sep + require('./plain.js');\n");
+    fs.writeFileSync(path.join(dir, 'plain.js'), "module.exports = 'plain';\n");
+    fs.writeFileSync(path.join(dir, 'app.js'), "require('./sep.js')().then((v) => {\n  console.log('imported ' + v);\n  require('http').createServer().listen(0, () => console.log('import-app listening'));\n});\n");
+    const tar = path.join(dir, '.s.tar');
+    const r = await runCli(['pack', '-q', '--code-cache', '--out', tar, '--', 'node', 'app.js'], { cwd: dir });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const started = spawnSync(process.execPath, [BIN, 'start', '--archive', tar, '--', 'node', '-r', EXIT_ON_LISTEN, 'app.js'],
+      { cwd: dir, env: { ...process.env, COLDSTART_DEBUG_CACHE: '1' }, encoding: 'utf8' });
+    assert.strictEqual(started.status, 0, started.stderr);
+    assert.match(started.stdout, /imported \/plain/);
+    assert.doesNotMatch(started.stderr, /Warning/); // the loader option is coldstart's, not the app's
+    const used = Number(/code cache used for (\d+) modules, rejected for 0/.exec(started.stderr)[1]);
+    const importKept = Number(process.versions.node.split('.')[0]) >= 22;
+    // app.js and plain.js always; sep.js only where a cached script keeps its import() callback.
+    assert.strictEqual(used, importKept ? 3 : 2, started.stderr);
+  } finally { rm(dir); }
+});
+
 test('--mode memory: the archive re-made by GNU tar (no layout) is walked and still served', async () => {
   const { dir, tar } = await packed('express-app', 'server.js');
   try {

@@ -10,12 +10,14 @@
 // columns taken off line 1 so stack traces match a plain start. On Node 20 a script
 // deserialized from a cache made in another process loses its import() callback
 // (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING, seen here; vm.compileFunction has the same
-// problem): modules whose source mentions import( get no cache and compile as usual.
+// problem): there, modules whose source mentions import( (a JSDoc `import('./x')` type
+// included) get no cache and compile as usual. Node 22, 24 and 26 keep the callback.
 const path = require('node:path');
 const vm = require('node:vm');
 const Module = require('node:module');
 
 const WRAPPER_COLUMNS = Module.wrap('').indexOf('{') + 2;
+const IMPORT_LOST_WITH_CACHE = Number(process.versions.node.split('.')[0]) < 22;
 
 /** Compiles like the loader would. */
 function compile(source, filename, cachedData) {
@@ -25,12 +27,22 @@ function compile(source, filename, cachedData) {
     cachedData,
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   };
+  if (!IMPORT_LOST_WITH_CACHE) quietLoaderWarningForGood();
   return withoutLoaderWarning(() => new vm.Script(Module.wrap(source), options));
 }
 
+// Node 22 and later warn about USE_MAIN_CONTEXT_DEFAULT_LOADER when a script compiled with it
+// first calls import(), whenever that is: the option is ours, so that warning is kept off for good.
+let quietForGood = false;
+function quietLoaderWarningForGood() {
+  if (quietForGood) return;
+  quietForGood = true;
+  process.emitWarning = quietLoaderWarning(process.emitWarning);
+}
+
 /**
- * Runs fn with Node 20's one-time ExperimentalWarning about USE_MAIN_CONTEXT_DEFAULT_LOADER kept
- * off stderr: the option is ours, so the warning would be ours, not the app's.
+ * Runs fn with Node 20's one-time ExperimentalWarning about USE_MAIN_CONTEXT_DEFAULT_LOADER (given
+ * at compile time there) kept off stderr: the option is ours, so the warning would be ours.
  */
 function withoutLoaderWarning(fn) {
   const emitWarning = process.emitWarning;
@@ -86,9 +98,9 @@ function fitsThisV8(made, archive, warn) {
   return false;
 }
 
-/** Sources the cache can serve: no hashbang (the wrapper cannot hold it), no import(). */
+/** Sources the cache can serve: no hashbang (the wrapper cannot hold it); on Node 20, no import(). */
 function cacheable(source) {
-  return !source.startsWith('#!') && !/\bimport\s*\(/.test(source);
+  return !source.startsWith('#!') && !(IMPORT_LOST_WITH_CACHE && /\bimport\s*\(/.test(source));
 }
 
 /** What makeRequireFunction gives a CommonJS module in Node, built on module.require. */
