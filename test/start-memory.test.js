@@ -208,6 +208,41 @@ test('--mode memory: an ESM app starts (in-thread ESM hooks where Node has them,
   } finally { rm(dir); }
 });
 
+test('--mode memory: a few ES modules among many CommonJS resolutions are left to Node\'s loader, where hooks would cost more than they save', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    // An ES module entry that imports one more and requires 200 CommonJS files.
+    fs.mkdirSync(path.join(dir, 'parts'));
+    for (let i = 0; i < 200; i++) fs.writeFileSync(path.join(dir, 'parts', `p${i}.js`), `module.exports = ${i};\n`);
+    fs.writeFileSync(path.join(dir, 'late.mjs'), "export const word = 'from esm';\n");
+    fs.writeFileSync(path.join(dir, 'app.mjs'), `import { createRequire } from 'node:module';
+import { createServer } from 'node:http';
+import { word } from './late.mjs';
+const require = createRequire(import.meta.url);
+let sum = 0;
+for (let i = 0; i < 200; i++) sum += require('./parts/p' + i + '.js');
+console.log('sum ' + sum + ' ' + word);
+createServer().listen(0, () => console.log('mixed-app listening'));
+`);
+    const tar = path.join(dir, '.s.tar');
+    const r = await runCli(['pack', '-q', '--out', tar, '--', 'node', 'app.mjs'], { cwd: dir });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const out = await startUntilListen(dir, ['--archive', tar, '--verify', 'none', '--', 'node', 'app.mjs'], /mixed-app listening/);
+    assert.match(out, /sum 19900 from esm/);
+    if (typeof require('module').registerHooks === 'function') {
+      assert.match(out, /\(201 resolutions; 2 ES modules read from disk \(loader hooks would slow its 200 CommonJS resolutions more than they save\)\)/);
+    }
+    assert.doesNotMatch(out, /warning/);
+  } finally { rm(dir); }
+});
+
+test('--mode memory: loader hooks pay for an app of ES modules, not for a few among many CommonJS resolutions', () => {
+  const { esmHooksPay } = require('../lib/start/memory-loader.js');
+  assert.strictEqual(esmHooksPay(301, 300), true); // the 300-module ES module fixture
+  assert.strictEqual(esmHooksPay(3, 2243), false); // express + googleapis + firebase-admin
+  assert.strictEqual(esmHooksPay(0, 0), false);
+});
+
 test('--mode memory: ES modules keep their identity: import.meta, import() from a served module, stack columns', async () => {
   const dir = copyFixture('esm-app');
   try {

@@ -54,7 +54,8 @@ function loadIntoMemory(buffer, { root, archive, verify, packedAtMs = Infinity, 
       : '0 resolutions: no startup index, packed with --manifest or by hand, so Node resolves';
     const cached = stats.cacheModules ? `, code cache for ${stats.cacheModules} modules` : '';
     const esm = stats.esmModules ? `, ${stats.esmModules} ES modules`
-      : stats.esmFromDisk ? `; ${stats.esmFromDisk} ES modules read from disk: Node ${process.versions.node} has no in-thread loader hooks (22.15 and later do)` : '';
+      : stats.esmFromDisk ? `; ${stats.esmFromDisk} ES modules read from disk: Node ${process.versions.node} has no in-thread loader hooks (22.15 and later do)`
+        : stats.esmLeftToNode ? `; ${stats.esmLeftToNode.modules} ES modules read from disk (loader hooks would slow its ${stats.esmLeftToNode.resolutions} CommonJS resolutions more than they save)` : '';
     writeLine(2, `coldstart: serving ${files.count} files, ${formatBytes(files.bytes)} from memory (${resolutions}${esm}${cached}) in ${ms} ms`);
   }
   if (process.env.COLDSTART_DEBUG_CACHE) {
@@ -231,12 +232,29 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
   return { stats };
 }
 
+// In-thread hooks see every require() too. Measured under gVisor on Node 24: they cost an
+// express + googleapis + firebase-admin app 48 ms over its 2,243 CommonJS resolutions (about
+// 21 µs each) to serve its 3 ES modules, and save about 1.8 ms per ES module they serve (a
+// 300-module ES module app: 876 -> 323 ms, their own setup included). BENCHMARKS.md.
+const HOOK_COST_PER_RESOLUTION_MS = 0.021;
+const HOOK_SAVING_PER_ES_MODULE_MS = 1.8;
+
+/** Whether serving these ES modules through loader hooks saves more than the hooks cost require(). */
+function esmHooksPay(esModules, commonJsResolutions) {
+  return esModules * HOOK_SAVING_PER_ES_MODULE_MS > commonJsResolutions * HOOK_COST_PER_RESOLUTION_MS;
+}
+
 /** ES modules through in-thread loader hooks, where this Node has them (see memory-esm-hooks.js). */
 function registerEsmHooks({ prefix, index, servable, stats }) {
   if (!index) return;
   const modules = Object.entries(index.formats || {}).filter(([rel, format]) => format === 'module' && !escapesRoot(rel));
+  if (!modules.length) return;
   if (typeof Module.registerHooks !== 'function') {
     stats.esmFromDisk = modules.length; // said in the serving line: this Node cannot serve them
+    return;
+  }
+  if (!esmHooksPay(modules.length, index.resolutions.length)) {
+    stats.esmLeftToNode = { modules: modules.length, resolutions: index.resolutions.length }; // said in the serving line
     return;
   }
   const abs = (rel) => path.join(prefix, rel);
@@ -263,4 +281,4 @@ function plainRead(options) {
   return typeof options === 'object' && (options.flag === undefined || options.flag === 'r');
 }
 
-module.exports = { loadIntoMemory, installMemoryLoader, stripBOM };
+module.exports = { loadIntoMemory, installMemoryLoader, stripBOM, esmHooksPay };
