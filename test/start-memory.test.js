@@ -237,7 +237,7 @@ createServer().listen(0, () => console.log('mixed-app listening'));
 });
 
 test('--mode memory: loader hooks pay for an app of ES modules, not for a few among many CommonJS resolutions', () => {
-  const { esmHooksPay } = require('../lib/start/memory-loader.js');
+  const { esmHooksPay } = require('../lib/start/memory-esm-hooks.js');
   assert.strictEqual(esmHooksPay(301, 300), true); // the 300-module ES module fixture
   assert.strictEqual(esmHooksPay(3, 2243), false); // express + googleapis + firebase-admin
   assert.strictEqual(esmHooksPay(0, 0), false);

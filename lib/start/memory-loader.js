@@ -55,7 +55,7 @@ function loadIntoMemory(buffer, { root, archive, verify, packedAtMs = Infinity, 
     const cached = stats.cacheModules ? `, code cache for ${stats.cacheModules} modules` : '';
     const esm = stats.esmModules ? `, ${stats.esmModules} ES modules`
       : stats.esmFromDisk ? `; ${stats.esmFromDisk} ES modules read from disk: Node ${process.versions.node} has no in-thread loader hooks (22.15 and later do)`
-        : stats.esmLeftToNode ? `; ${stats.esmLeftToNode.modules} ES modules read from disk (loader hooks would slow its ${stats.esmLeftToNode.resolutions} CommonJS resolutions more than they save)` : '';
+        : stats.esmLeftToNode ? `; ${stats.esmLeftToNode} ES modules read from disk (loader hooks would slow its ${index.resolutions.length} CommonJS resolutions more than they save)` : '';
     writeLine(2, `coldstart: serving ${files.count} files, ${formatBytes(files.bytes)} from memory (${resolutions}${esm}${cached}) in ${ms} ms`);
   }
   if (process.env.COLDSTART_DEBUG_CACHE) {
@@ -232,18 +232,6 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
   return { stats };
 }
 
-// In-thread hooks see every require() too. Measured under gVisor on Node 24: they cost an
-// express + googleapis + firebase-admin app 48 ms over its 2,243 CommonJS resolutions (about
-// 21 µs each) to serve its 3 ES modules, and save about 1.8 ms per ES module they serve (a
-// 300-module ES module app: 876 -> 323 ms, their own setup included). BENCHMARKS.md.
-const HOOK_COST_PER_RESOLUTION_MS = 0.021;
-const HOOK_SAVING_PER_ES_MODULE_MS = 1.8;
-
-/** Whether serving these ES modules through loader hooks saves more than the hooks cost require(). */
-function esmHooksPay(esModules, commonJsResolutions) {
-  return esModules * HOOK_SAVING_PER_ES_MODULE_MS > commonJsResolutions * HOOK_COST_PER_RESOLUTION_MS;
-}
-
 /** ES modules through in-thread loader hooks, where this Node has them (see memory-esm-hooks.js). */
 function registerEsmHooks({ prefix, index, servable, stats }) {
   if (!index) return;
@@ -253,8 +241,9 @@ function registerEsmHooks({ prefix, index, servable, stats }) {
     stats.esmFromDisk = modules.length; // said in the serving line: this Node cannot serve them
     return;
   }
+  const { memoryEsmHooks, esmHooksPay } = require('./memory-esm-hooks.js');
   if (!esmHooksPay(modules.length, index.resolutions.length)) {
-    stats.esmLeftToNode = { modules: modules.length, resolutions: index.resolutions.length }; // said in the serving line
+    stats.esmLeftToNode = modules.length; // said in the serving line, with why
     return;
   }
   const abs = (rel) => path.join(prefix, rel);
@@ -266,7 +255,6 @@ function registerEsmHooks({ prefix, index, servable, stats }) {
   if (!sources.length) return;
   const resolutions = (index.esmResolutions || []).filter(([, , to]) => !escapesRoot(to))
     .map(([from, specifier, to]) => [abs(from), specifier, abs(to)]);
-  const { memoryEsmHooks } = require('./memory-esm-hooks.js');
   Module.registerHooks(memoryEsmHooks(resolutions, sources));
   stats.esmModules = sources.length;
 }
@@ -281,4 +269,4 @@ function plainRead(options) {
   return typeof options === 'object' && (options.flag === undefined || options.flag === 'r');
 }
 
-module.exports = { loadIntoMemory, installMemoryLoader, stripBOM, esmHooksPay };
+module.exports = { loadIntoMemory, installMemoryLoader, stripBOM };
