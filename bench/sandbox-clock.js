@@ -196,4 +196,4 @@ async function main(argv = process.argv.slice(2)) {
 
 if (require.main === module) require('./run-as-script.js').runAsScript('sandbox-clock', main);
 
-module.exports = { main, runBenchmark, renderMarkdown, appVariants, buildPreload };
+module.exports = { main, runBenchmark, renderMarkdown, buildPreload };

@@ -27,16 +27,18 @@ function compile(source, filename, cachedData) {
     cachedData,
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   };
-  if (!IMPORT_LOST_WITH_CACHE) quietLoaderWarningForGood();
-  return withoutLoaderWarning(() => new vm.Script(Module.wrap(source), options));
+  const make = () => new vm.Script(Module.wrap(source), options);
+  if (IMPORT_LOST_WITH_CACHE) return withoutLoaderWarning(make);
+  keepLoaderWarningOff();
+  return make();
 }
 
 // Node 22 and later warn about USE_MAIN_CONTEXT_DEFAULT_LOADER when a script compiled with it
 // first calls import(), whenever that is: the option is ours, so that warning is kept off for good.
-let quietForGood = false;
-function quietLoaderWarningForGood() {
-  if (quietForGood) return;
-  quietForGood = true;
+let loaderWarningOff = false;
+function keepLoaderWarningOff() {
+  if (loaderWarningOff) return;
+  loaderWarningOff = true;
   process.emitWarning = quietLoaderWarning(process.emitWarning);
 }
 
@@ -129,4 +131,4 @@ function runCompiled(mod, filename, script) {
   Reflect.apply(fn, mod.exports, [mod.exports, makeRequire(mod), mod, filename, path.dirname(filename)]);
 }
 
-module.exports = { joinCaches, compile, runCompiled, withoutLoaderWarning, quietLoaderWarning, cacheable, fitsThisV8 };
+module.exports = { joinCaches, compile, runCompiled, withoutLoaderWarning, keepLoaderWarningOff, cacheable, fitsThisV8 };

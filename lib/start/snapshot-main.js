@@ -433,7 +433,7 @@ function start(plan, records) {
   // The launcher's file only when there is something to say or the archive to read.
   const launcher = () => plan.own.require('./launcher.js');
   const warn = (message) => launcher().warn(message);
-  if (plan.dynamicImport) process.emitWarning = plan.own.require('./code-cache.js').quietLoaderWarning(process.emitWarning);
+  if (plan.dynamicImport) plan.own.require('./code-cache.js').keepLoaderWarningOff();
   // `node --snapshot-blob FILE` alone starts the entry the snapshot was made for.
   const entry = process.argv[1] ? path.resolve(process.argv[1]) : plan.entry;
   const stale = plan.entry === entry ? staleFile(plan, process.env.COLDSTART_VERIFY) : null;
