@@ -164,6 +164,41 @@ test('--mode memory with --code-cache: a module that mentions import( is served 
   } finally { rm(dir); }
 });
 
+test('--mode memory with --code-cache: ASCII sources are kept outside V8\'s heap; UTF-8, byte-order-mark and hashbang modules are served as they are', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    // 40 modules of ~200 kB of ASCII: 8 MB of source that a plain start decodes into V8's heap.
+    const names = [];
+    for (let i = 0; i < 40; i++) {
+      const fns = [];
+      for (let j = 0; fns.join('').length < 200000; j++) fns.push(`function f${j}(a) { return a + ${j}; }\n`);
+      fs.writeFileSync(path.join(dir, `big${i}.js`), `${fns.join('')}module.exports = f${i} && ${i};\n`);
+      names.push(`big${i}.js`);
+    }
+    fs.writeFileSync(path.join(dir, 'utf8.js'), "module.exports = 'café ✓ ' + new Error('x').stack.split('\\n')[1].trim();\n");
+    fs.writeFileSync(path.join(dir, 'bom.js'), "\uFEFFmodule.exports = 'bom ' + new Error('x').stack.split('\\n')[1].trim();\n");
+    fs.writeFileSync(path.join(dir, 'hashbang.js'), "#!/usr/bin/env node\nmodule.exports = 'hashbang';\n");
+    fs.writeFileSync(path.join(dir, 'app.js'), `const sum = ${JSON.stringify(names)}.reduce((n, f) => n + require('./' + f), 0);
+const line = [sum, require('./utf8.js'), require('./bom.js'), require('./hashbang.js'), new Error('x').stack.split('\\n')[1].trim()].join(' | ');
+require('http').createServer().listen(0, () => { console.log(line); console.log('memory ' + JSON.stringify(process.memoryUsage())); });
+`);
+    const tar = path.join(dir, '.s.tar');
+    const r = await runCli(['pack', '-q', '--code-cache', '--out', tar, '--', 'node', 'app.js'], { cwd: dir });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const plain = spawnSync(process.execPath, ['-r', EXIT_ON_LISTEN, 'app.js'], { cwd: dir, encoding: 'utf8' });
+    const started = spawnSync(process.execPath, [BIN, 'start', '--verify', 'none', '--archive', tar, '--', 'node', '-r', EXIT_ON_LISTEN, 'app.js'],
+      { cwd: dir, env: { ...process.env, COLDSTART_DEBUG_CACHE: '1' }, encoding: 'utf8' });
+    assert.strictEqual(started.status, 0, started.stderr);
+    assert.match(started.stderr, /code cache used for 4[34] modules, rejected for 0/);
+    assert.strictEqual(started.stdout.split('\n')[0], plain.stdout.split('\n')[0]);
+    assert.match(started.stdout, /^780 \| café ✓ at Object.<anonymous> \(.*utf8\.js:1:\d+\) \| bom at .*bom\.js:1:\d+\) \| hashbang \| at Object/);
+    // The sources are in memory outside V8's heap (external memory), not copies in it.
+    const sources = names.reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0);
+    const { external } = JSON.parse(/memory (.*)/.exec(started.stdout)[1]);
+    assert.ok(external >= fs.statSync(tar).size + 0.9 * sources, `external ${external}, archive ${fs.statSync(tar).size}, sources ${sources}`);
+  } finally { rm(dir); }
+});
+
 test('--mode memory: the archive re-made by GNU tar (no layout) is walked and still served', async () => {
   const { dir, tar } = await packed('express-app', 'server.js');
   try {

@@ -5,7 +5,6 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { compile, cacheable, joinCaches } = require('../start/code-cache.js');
-const { stripBOM } = require('../start/memory-loader.js');
 
 /**
  * Builds the cache for CommonJS files (root-relative). Files that do not compile
@@ -18,7 +17,7 @@ function buildCodeCache(root, relFiles) {
     const filename = path.join(root, rel);
     let source;
     try {
-      source = stripBOM(fs.readFileSync(filename, 'utf8'));
+      source = fs.readFileSync(filename, 'utf8'); // a byte order mark stays, as in Node's loader
     } catch {
       continue;
     }

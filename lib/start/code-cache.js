@@ -15,19 +15,26 @@
 const path = require('node:path');
 const vm = require('node:vm');
 const Module = require('node:module');
+const { isAscii } = require('node:buffer');
 
 const WRAPPER_COLUMNS = Module.wrap('').indexOf('{') + 2;
+const [WRAPPER_HEAD, WRAPPER_TAIL] = [Module.wrap('').slice(0, WRAPPER_COLUMNS), Module.wrap('').slice(WRAPPER_COLUMNS)];
 const IMPORT_LOST_WITH_CACHE = Number(process.versions.node.split('.')[0]) < 22;
 
 /** Compiles like the loader would. */
 function compile(source, filename, cachedData) {
+  return compileWrapped(Module.wrap(source), filename, cachedData);
+}
+
+/** compile() of a source already in the CommonJS wrapper (wrappedSources). */
+function compileWrapped(wrapped, filename, cachedData) {
   const options = {
     filename,
     columnOffset: -WRAPPER_COLUMNS,
     cachedData,
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   };
-  const make = () => new vm.Script(Module.wrap(source), options);
+  const make = () => new vm.Script(wrapped, options);
   if (IMPORT_LOST_WITH_CACHE) return withoutLoaderWarning(make);
   keepLoaderWarningOff();
   return make();
@@ -105,6 +112,37 @@ function cacheable(source) {
   return !source.startsWith('#!') && !(IMPORT_LOST_WITH_CACHE && /\bimport\s*\(/.test(source));
 }
 
+/**
+ * The ASCII sources among files, each in the CommonJS wrapper, as slices of one string that V8
+ * keeps outside its heap (Node decodes latin1 text of more than a megabyte into an external
+ * string). Decoded and wrapped one by one, an app's tens of megabytes of sources are made in V8's
+ * young generation and copied by each scavenge that finds them alive; a slice is a small object,
+ * and V8 compiles it from the cache and later as it is. (A wrapper joined to a slice at compile
+ * time would not do: V8 flattens the joined string, copying it into its heap.)
+ * @param {Array<[string, Buffer]>} files root-relative path -> source bytes
+ * @returns {(rel: string) => string|undefined} the wrapped source of one of them; undefined for
+ *   the others (UTF-8, a byte order mark, a hashbang), which are decoded alone
+ */
+function wrappedSources(files) {
+  const picked = files.filter(([, data]) => isAscii(data) && !(data[0] === 0x23 && data[1] === 0x21));
+  const bytes = Buffer.allocUnsafeSlow(picked.reduce((sum, [, data]) => sum + data.length + WRAPPER_HEAD.length + WRAPPER_TAIL.length, 0));
+  const spans = new Map();
+  let offset = 0;
+  for (const [rel, data] of picked) {
+    const start = offset;
+    offset += bytes.latin1Write(WRAPPER_HEAD, offset);
+    offset += data.copy(bytes, offset);
+    offset += bytes.latin1Write(WRAPPER_TAIL, offset);
+    spans.set(rel, [start, offset]);
+  }
+  const text = bytes.latin1Slice(0, offset);
+  if (typeof bytes.buffer.transfer === 'function') bytes.buffer.transfer(0); // freed now, not at a later GC
+  return (rel) => {
+    const span = spans.get(rel);
+    return span && text.slice(span[0], span[1]);
+  };
+}
+
 /** What makeRequireFunction gives a CommonJS module in Node, built on module.require. */
 function makeRequire(mod) {
   const require = function require(id) {
@@ -131,4 +169,4 @@ function runCompiled(mod, filename, script) {
   Reflect.apply(fn, mod.exports, [mod.exports, makeRequire(mod), mod, filename, path.dirname(filename)]);
 }
 
-module.exports = { joinCaches, compile, runCompiled, withoutLoaderWarning, keepLoaderWarningOff, cacheable, fitsThisV8 };
+module.exports = { joinCaches, compile, compileWrapped, wrappedSources, runCompiled, withoutLoaderWarning, keepLoaderWarningOff, cacheable, fitsThisV8 };

@@ -114,6 +114,12 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
     const [offset, length] = cacheEntries[rel];
     return codeCache.subarray(offset, offset + length);
   };
+  // The wrapped sources of the modules with a cache, made on the first one's load.
+  let wrappedOf = null;
+  const wrappedSource = (rel) => {
+    wrappedOf = wrappedOf || cacheCompiler().wrappedSources(Object.keys(cacheEntries).filter((r) => formatOf(r) === 'commonjs' && files.get(r)).map((r) => [r, files.get(r)]));
+    return wrappedOf(rel);
+  };
   const resolutions = new Map();
   for (const [from, request, to] of (index && index.resolutions) || []) {
     if (!escapesRoot(to)) resolutions.set(`${from}\0${request}`, to);
@@ -179,19 +185,21 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
     const rel = relOf(filename);
     const data = formatOf(rel) === 'commonjs' ? servable(filename, rel) : undefined;
     if (data) {
-      const source = stripBOM(data.toString('utf8'));
       const cached = cacheOf(rel);
+      // A byte order mark stays, as in Node's loader: V8 reads it as a space, columns count it.
+      const wrapped = cached && wrappedSource(rel);
+      const source = wrapped ? null : data.toString('utf8');
       // Source maps are registered by Node's own compile step, and a hook that replaced
       // _compile (pirates, ts-node) must see the source: leave those to module._compile.
-      if ((cached || recorder) && !process.sourceMapsEnabled && module._compile === originalCompile && cacheCompiler().cacheable(source)) {
-        const { compile, runCompiled } = cacheCompiler();
-        const script = compile(source, filename, cached);
+      if ((cached || recorder) && !process.sourceMapsEnabled && module._compile === originalCompile && cacheCompiler().cacheable(wrapped || source)) {
+        const { compileWrapped, runCompiled } = cacheCompiler();
+        const script = compileWrapped(wrapped || Module.wrap(source), filename, cached);
         if (recorder) recorder.add(rel, script);
         else if (script.cachedDataRejected) stats.cacheRejected++;
         else stats.cacheHits++;
         return runCompiled(module, filename, script);
       }
-      return module._compile(source, filename, 'commonjs'); // known format: no package.json lookups
+      return module._compile(source ?? data.toString('utf8'), filename, 'commonjs'); // known format: no package.json lookups
     }
     fromDisk(rel, filename);
     return origJs.apply(this, arguments);
@@ -259,7 +267,7 @@ function registerEsmHooks({ prefix, index, servable, stats }) {
   stats.esmModules = sources.length;
 }
 
-/** As Node's loader does: a byte order mark is not part of the source. */
+/** As Node's loader does for JSON: a byte order mark is not part of the text. */
 function stripBOM(text) {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
@@ -269,4 +277,4 @@ function plainRead(options) {
   return typeof options === 'object' && (options.flag === undefined || options.flag === 'r');
 }
 
-module.exports = { loadIntoMemory, installMemoryLoader, stripBOM };
+module.exports = { loadIntoMemory, installMemoryLoader };

@@ -141,9 +141,9 @@ function build() {
 
   function evaluate(rel, { module }) {
     const { filename } = module;
-    const source = fs.readFileSync(filename, 'utf8').replace(/^\uFEFF/, '');
+    const source = fs.readFileSync(filename, 'utf8');
     if (plan.formats[rel] === 'json') {
-      module.exports = JSON.parse(source);
+      module.exports = JSON.parse(source.replace(/^\uFEFF/, ''));
     } else {
       // The columns of line 1 as Node's own wrapper leaves them (lib/start/code-cache.js).
       // import() needs Node's loader behind the script; Node warns the first time one is used.
