@@ -18,6 +18,7 @@ const Module = require('node:module');
 const { isAscii } = require('node:buffer');
 
 const WRAPPER_COLUMNS = Module.wrap('').indexOf('{') + 2;
+const TAR_BLOCK = 512;
 const [WRAPPER_HEAD, WRAPPER_TAIL] = [Module.wrap('').slice(0, WRAPPER_COLUMNS), Module.wrap('').slice(WRAPPER_COLUMNS)];
 const IMPORT_LOST_WITH_CACHE = Number(process.versions.node.split('.')[0]) < 22;
 
@@ -113,33 +114,42 @@ function cacheable(source) {
 }
 
 /**
- * The ASCII sources among files, each in the CommonJS wrapper, as slices of one string that V8
- * keeps outside its heap (Node decodes latin1 text of more than a megabyte into an external
- * string). Decoded and wrapped one by one, an app's tens of megabytes of sources are made in V8's
- * young generation and copied by each scavenge that finds them alive; a slice is a small object,
- * and V8 compiles it from the cache and later as it is. (A wrapper joined to a slice at compile
- * time would not do: V8 flattens the joined string, copying it into its heap.)
- * @param {Array<[string, Buffer]>} files root-relative path -> source bytes
+ * The ASCII sources of an archive's modules, each in the CommonJS wrapper, as slices of one string
+ * that V8 keeps outside its heap (Node decodes latin1 text of more than a megabyte into an
+ * external string). Decoded and wrapped one by one, an app's tens of megabytes of sources are made
+ * in V8's young generation and copied by each scavenge that finds them alive; a slice is a small
+ * object, which V8 compiles from the cache and later as it is (a wrapper joined to a slice at
+ * compile time would not do: V8 flattens the joined string into its heap). Each module is wrapped
+ * where it lies in the archive, the wrapper's head written over the end of its tar header (read
+ * already: only its size is read again) and its tail over the zeros that pad it to 512 bytes, so
+ * the archive is decoded once, with no other copy.
+ * @param {Buffer|null} archive the whole archive, which this changes as said
+ * @param {string[]} modules root-relative paths of CommonJS modules
+ * @param {{get(rel: string): Buffer|undefined}} files their bytes, views of the archive
  * @returns {(rel: string) => string|undefined} the wrapped source of one of them; undefined for
- *   the others (UTF-8, a byte order mark, a hashbang), which are decoded alone
+ *   the others (UTF-8, a byte order mark, a hashbang, no room for the tail), decoded alone
  */
-function wrappedSources(files) {
-  const picked = files.filter(([, data]) => isAscii(data) && !(data[0] === 0x23 && data[1] === 0x21));
-  const bytes = Buffer.allocUnsafeSlow(picked.reduce((sum, [, data]) => sum + data.length + WRAPPER_HEAD.length + WRAPPER_TAIL.length, 0));
+function wrappedSources(archive, modules, files) {
   const spans = new Map();
-  let offset = 0;
-  for (const [rel, data] of picked) {
-    const start = offset;
-    offset += bytes.latin1Write(WRAPPER_HEAD, offset);
-    offset += data.copy(bytes, offset);
-    offset += bytes.latin1Write(WRAPPER_TAIL, offset);
-    spans.set(rel, [start, offset]);
+  let low = Infinity;
+  let high = 0;
+  for (const rel of archive ? modules : []) {
+    const data = files.get(rel);
+    if (!data) continue;
+    const at = data.byteOffset - archive.byteOffset;
+    const end = at + data.length + WRAPPER_TAIL.length;
+    const inTar = data.buffer === archive.buffer && at >= TAR_BLOCK && at % TAR_BLOCK === 0 && end <= archive.length;
+    if (!inTar || Math.ceil(end / TAR_BLOCK) > Math.ceil((at + data.length) / TAR_BLOCK) || (data[0] === 0x23 && data[1] === 0x21) || !isAscii(data)) continue;
+    archive.latin1Write(WRAPPER_HEAD, at - WRAPPER_HEAD.length);
+    archive.latin1Write(WRAPPER_TAIL, at + data.length);
+    spans.set(rel, [at - WRAPPER_HEAD.length, end]);
+    low = Math.min(low, at - WRAPPER_HEAD.length);
+    high = Math.max(high, end);
   }
-  const text = bytes.latin1Slice(0, offset);
-  if (typeof bytes.buffer.transfer === 'function') bytes.buffer.transfer(0); // freed now, not at a later GC
+  const text = spans.size ? archive.latin1Slice(low, high) : '';
   return (rel) => {
     const span = spans.get(rel);
-    return span && text.slice(span[0], span[1]);
+    return span && text.slice(span[0] - low, span[1] - low);
   };
 }
 

@@ -46,7 +46,7 @@ function loadIntoMemory(buffer, { root, archive, verify, packedAtMs = Infinity, 
   warnRefused(refused);
   const recorder = process.env[RECORD_ENV] ? startRecording() : null;
   const codeCache = found.codeCache && cacheCompiler().fitsThisV8(index && index.codeCache, archive, warn) ? found.codeCache : null;
-  const { stats } = installMemoryLoader({ root, archive, files, index, codeCache, recorder, verify, packedAtMs, report, warn });
+  const { stats } = installMemoryLoader({ root, archive, archiveBytes: buffer, files, index, codeCache, recorder, verify, packedAtMs, report, warn });
   if (!quiet) {
     const { formatBytes } = require('../format-bytes.js');
     const ms = Math.round(performance.now() - started);
@@ -84,6 +84,8 @@ function startRecording() {
  *   archive's files by root-relative path
  * @param {object|null} options.index the archive's startup index (resolutions, formats, codeCache)
  * @param {Buffer|null} [options.codeCache] the V8 code cache blob the index points into
+ * @param {Buffer|null} [options.archiveBytes] the archive the files are views of, where the sources of
+ *   modules with a cache are wrapped in place (code-cache.js wrappedSources)
  * @param {'size'|'none'} options.verify check each file's size and modification time on disk before serving it
  * @param {number} [options.packedAtMs] the archive's modification time: a file modified later has changed
  * @param {string} [options.report] 'stderr' or a file for the startup report (in-app/startup-report.cjs)
@@ -94,7 +96,7 @@ function startRecording() {
  * @returns {{ stats: { cacheModules: number, cacheHits: number, cacheRejected: number, esmModules: number,
  *   esmFromDisk: number } }} esmFromDisk: ES modules left to Node's loader (no in-thread hooks)
  */
-function installMemoryLoader({ root, archive = null, files, index, codeCache = null, recorder = null, verify, packedAtMs = Infinity, report, warn }) {
+function installMemoryLoader({ root, archive = null, archiveBytes = null, files, index, codeCache = null, recorder = null, verify, packedAtMs = Infinity, report, warn }) {
   const stats = { cacheModules: 0, cacheHits: 0, cacheRejected: 0, esmModules: 0, esmFromDisk: 0 };
   // Loaded before the loader below is in place: its own files are not the app's.
   const timing = report ? require('../in-app/startup-report.cjs').startupReport({ report, root, archive, archiveReadyMs: performance.now(), stats }) : null;
@@ -116,10 +118,7 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
   };
   // The wrapped sources of the modules with a cache, made on the first one's load.
   let wrappedOf = null;
-  const wrappedSource = (rel) => {
-    wrappedOf = wrappedOf || cacheCompiler().wrappedSources(Object.keys(cacheEntries).filter((r) => formatOf(r) === 'commonjs' && files.get(r)).map((r) => [r, files.get(r)]));
-    return wrappedOf(rel);
-  };
+  const wrappedSource = (rel) => (wrappedOf = wrappedOf || cacheCompiler().wrappedSources(archiveBytes, Object.keys(cacheEntries).filter((r) => formatOf(r) === 'commonjs'), files))(rel);
   const resolutions = new Map();
   for (const [from, request, to] of (index && index.resolutions) || []) {
     if (!escapesRoot(to)) resolutions.set(`${from}\0${request}`, to);
