@@ -108,7 +108,8 @@ function archiveName(entryPath) {
 
 /** Whether a root-relative archive path would lead outside the root (absolute, or `..`). */
 function escapesRoot(rel) {
-  return typeof rel !== 'string' || rel.startsWith('/') || rel.split('/').includes('..');
+  // Read for every resolution at each start: no array per path.
+  return typeof rel !== 'string' || rel.startsWith('/') || rel === '..' || rel.startsWith('../') || rel.endsWith('/..') || rel.includes('/../');
 }
 
 module.exports = {

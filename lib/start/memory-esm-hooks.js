@@ -5,7 +5,6 @@
 // off-thread module.register ones: measured with the 1000-module ESM fixture, they cost
 // more than they save (host 405 -> 585 ms, gVisor 1420 -> 1590 ms), so ES modules are
 // left to Node's own loader there.
-const { pathToFileURL } = require('node:url');
 
 // The hooks see every require() too. Measured under gVisor on Node 24: they cost an express +
 // googleapis + firebase-admin app 48 ms over its 2,243 CommonJS resolutions (about 21 µs each) to
@@ -25,6 +24,7 @@ function esmHooksPay(esModules, commonJsResolutions) {
  * @returns {{ resolve: Function, load: Function }} hooks for module.registerHooks
  */
 function memoryEsmHooks(resolutions, sources) {
+  const { pathToFileURL } = require('node:url'); // not loaded where the hooks do not pay
   const byKey = new Map();
   for (const [parent, specifier, file] of resolutions) {
     byKey.set(`${pathToFileURL(parent).href}\0${specifier}`, pathToFileURL(file).href);
