@@ -92,13 +92,13 @@ function sealIndex(index, tailCrc) {
 /**
  * Whether a lead entry sealed by sealIndex still matches the archive after it.
  * @param {Buffer} lead the lead entry's bytes
- * @param {Buffer} tail the archive after the lead entry
+ * @param {number} tailCrc CRC-32 of the archive bytes after the lead entry
  */
-function sealHolds(lead, tail) {
+function sealHolds(lead, tailCrc) {
   const at = lead.lastIndexOf(SUM_KEY);
   if (at === -1) return false;
   const sum = Number(lead.toString('latin1', at + SUM_KEY.length, lead.length - 1));
-  return crc32(lead.subarray(0, at), crc32(tail)) === sum;
+  return crc32(lead.subarray(0, at), tailCrc) === sum;
 }
 
 /** An entry's path as pack wrote it: archives re-made with `tar -C dir .` prefix `./`. */

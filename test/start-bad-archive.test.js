@@ -143,7 +143,7 @@ test('start: an archive packed with the previous index version is one warning, a
   } finally { rm(dir); }
 });
 
-test('start: the archive checks keep start small: when the app runs, start has loaded at most 8 files of lib/ (1,100 lines), from lib/start/ and the few shared ones, nothing of capture, pack, report or yargs', async () => {
+test('start: the archive checks keep start small: when the app runs, start has loaded at most 8 files of lib/ (1,200 lines), from lib/start/ and the few shared ones, nothing of capture, pack, report or yargs', async () => {
   const { dir, tar } = await packedApp();
   try {
     const repo = path.join(__dirname, '..') + path.sep;
@@ -156,7 +156,7 @@ console.log(JSON.stringify(Object.keys(require.cache)
     const loaded = JSON.parse(r.stdout).filter(([f]) => f.startsWith('lib/') || f.includes('yargs'));
     const names = loaded.map(([f]) => f).join(' ');
     assert.ok(loaded.length <= 8, names);
-    assert.ok(loaded.reduce((sum, [, lines]) => sum + lines, 0) <= 1100, JSON.stringify(loaded));
+    assert.ok(loaded.reduce((sum, [, lines]) => sum + lines, 0) <= 1200, JSON.stringify(loaded));
     assert.deepStrictEqual(loaded.map(([f]) => f).filter((f) => !/^lib\/(start\/[\w-]+\.js|(archive-format|node-command|format-bytes)\.js)$/.test(f)), []);
   } finally { rm(dir); }
 });

@@ -27,7 +27,7 @@ function compile(source, filename, cachedData) {
   return compileWrapped(Module.wrap(source), filename, cachedData);
 }
 
-/** compile() of a source already in the CommonJS wrapper (wrappedSources). */
+/** compile() of a source already in the CommonJS wrapper (wrapInPlace). */
 function compileWrapped(wrapped, filename, cachedData) {
   const options = {
     filename,
@@ -114,43 +114,38 @@ function cacheable(source) {
 }
 
 /**
- * The ASCII sources of an archive's modules, each in the CommonJS wrapper, as slices of one string
- * that V8 keeps outside its heap (Node decodes latin1 text of more than a megabyte into an
- * external string). Decoded and wrapped one by one, an app's tens of megabytes of sources are made
- * in V8's young generation and copied by each scavenge that finds them alive; a slice is a small
- * object, which V8 compiles from the cache and later as it is (a wrapper joined to a slice at
- * compile time would not do: V8 flattens the joined string into its heap). Each module is wrapped
- * where it lies in the archive, the wrapper's head written over the end of its tar header (read
- * already: only its size is read again) and its tail over the zeros that pad it to 512 bytes, so
- * the archive is decoded once, with no other copy.
- * @param {Buffer|null} archive the whole archive, which this changes as said
- * @param {string[]} modules root-relative paths of CommonJS modules
- * @param {{get(rel: string): Buffer|undefined}} files their bytes, views of the archive
- * @returns {(rel: string) => string|undefined} the wrapped source of one of them; undefined for
- *   the others (UTF-8, a byte order mark, a hashbang, no room for the tail), decoded alone
+ * The ASCII sources of an archive's modules with a cache, each in the CommonJS wrapper, as slices
+ * of one string that V8 keeps outside its heap (Node decodes latin1 text of more than a megabyte
+ * into an external string). Decoded and wrapped one by one, an app's tens of megabytes of sources
+ * are made in V8's young generation and copied by each scavenge that finds them alive; a slice is a
+ * small object, which V8 compiles from the cache and later as it is (a wrapper joined to a slice
+ * at compile time would not do: V8 flattens the joined string into its heap). Each module is
+ * wrapped where it lies in the archive's bytes, the wrapper's head written over the end of its tar
+ * header (read already) and its tail over the zeros that pad it to 512 bytes, and the span that
+ * holds them is decoded once, with no other copy.
+ * @param {Buffer} tar bytes of the archive read by archive-reader.js, which this changes as said
+ * @param {Array<[string, number, number]>} modules [root-relative path, offset of its bytes in tar, size]
+ * @returns {Array<{rel: string, text: string, start: number, end: number, sourceStart: number, sourceEnd: number}>}
+ *   the wrapped source of each is text.slice(start, end), its source text.slice(sourceStart,
+ *   sourceEnd); left out: UTF-8, a hashbang, no room for the tail (decoded alone, as before)
  */
-function wrappedSources(archive, modules, files) {
-  const spans = new Map();
-  let low = Infinity;
-  let high = 0;
-  for (const rel of archive ? modules : []) {
-    const data = files.get(rel);
-    if (!data) continue;
-    const at = data.byteOffset - archive.byteOffset;
-    const end = at + data.length + WRAPPER_TAIL.length;
-    const inTar = data.buffer === archive.buffer && at >= TAR_BLOCK && at % TAR_BLOCK === 0 && end <= archive.length;
-    if (!inTar || Math.ceil(end / TAR_BLOCK) > Math.ceil((at + data.length) / TAR_BLOCK) || (data[0] === 0x23 && data[1] === 0x21) || !isAscii(data)) continue;
-    archive.latin1Write(WRAPPER_HEAD, at - WRAPPER_HEAD.length);
-    archive.latin1Write(WRAPPER_TAIL, at + data.length);
-    spans.set(rel, [at - WRAPPER_HEAD.length, end]);
-    low = Math.min(low, at - WRAPPER_HEAD.length);
-    high = Math.max(high, end);
+function wrapInPlace(tar, modules) {
+  const wrapped = [];
+  for (const [rel, at, length] of modules) {
+    const data = tar.subarray(at, at + length);
+    const tailFits = (length % TAR_BLOCK || TAR_BLOCK) + WRAPPER_TAIL.length <= TAR_BLOCK;
+    if (at < TAR_BLOCK || !tailFits || (data[0] === 0x23 && data[1] === 0x21) || !isAscii(data)) continue;
+    tar.latin1Write(WRAPPER_HEAD, at - WRAPPER_HEAD.length);
+    tar.latin1Write(WRAPPER_TAIL, at + length);
+    wrapped.push({ rel, start: at - WRAPPER_HEAD.length, end: at + length + WRAPPER_TAIL.length, sourceStart: at, sourceEnd: at + length });
   }
-  const text = spans.size ? archive.latin1Slice(low, high) : '';
-  return (rel) => {
-    const span = spans.get(rel);
-    return span && text.slice(span[0] - low, span[1] - low);
-  };
+  if (!wrapped.length) return wrapped;
+  const low = wrapped[0].start;
+  const text = tar.latin1Slice(low, wrapped[wrapped.length - 1].end);
+  for (const source of wrapped) {
+    Object.assign(source, { text, start: source.start - low, end: source.end - low, sourceStart: source.sourceStart - low, sourceEnd: source.sourceEnd - low });
+  }
+  return wrapped;
 }
 
 /** What makeRequireFunction gives a CommonJS module in Node, built on module.require. */
@@ -179,4 +174,4 @@ function runCompiled(mod, filename, script) {
   Reflect.apply(fn, mod.exports, [mod.exports, makeRequire(mod), mod, filename, path.dirname(filename)]);
 }
 
-module.exports = { joinCaches, compile, compileWrapped, wrappedSources, runCompiled, withoutLoaderWarning, keepLoaderWarningOff, cacheable, fitsThisV8 };
+module.exports = { joinCaches, compile, compileWrapped, wrapInPlace, runCompiled, withoutLoaderWarning, keepLoaderWarningOff, cacheable, fitsThisV8 };

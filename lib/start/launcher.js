@@ -87,21 +87,20 @@ function loadArchive(options, cwd, started) {
     warn(`unknown --mode ${options.mode} (supported: memory, extract)${fallback}`);
     return cwd;
   }
+  if (options.mode === 'memory') {
+    const { loadIntoMemory } = require('./memory-loader.js');
+    loadIntoMemory({
+      root: cwd, archive: options.archive, verify: options.verify, report: options.report, quiet: options.quiet, started, warn, warnRefused, writeLine,
+    });
+    return cwd;
+  }
   let buffer;
-  let packedAtMs;
   try {
-    ({ buffer, packedAtMs } = readArchiveFile(options.archive));
+    buffer = fs.readFileSync(options.archive);
   } catch (err) {
     const reason = err.code === 'ENOENT' ? `archive not found: ${options.archive}`
       : `cannot read archive ${options.archive}: ${err.message}`;
     warn(reason + fallback);
-    return cwd;
-  }
-  if (options.mode === 'memory') {
-    const { loadIntoMemory } = require('./memory-loader.js');
-    loadIntoMemory(buffer, {
-      root: cwd, archive: options.archive, verify: options.verify, packedAtMs, report: options.report, quiet: options.quiet, started, warn, warnRefused, writeLine,
-    });
     return cwd;
   }
   const into = options.into ? path.resolve(cwd, options.into) : cwd;
@@ -126,19 +125,6 @@ function loadArchive(options, cwd, started) {
     require('../in-app/startup-report.cjs').startupReport({ report: options.report, root: into, archive: options.archive, archiveReadyMs: performance.now() });
   }
   return into;
-}
-
-/**
- * The archive in one read, and when it was written: a packed file modified after that is not served.
- * @returns {{buffer: Buffer, packedAtMs: number}}
- */
-function readArchiveFile(file) {
-  const fd = fs.openSync(file, 'r');
-  try {
-    return { packedAtMs: fs.fstatSync(fd).mtimeMs, buffer: fs.readFileSync(fd) };
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 // Entries an archive had that would land outside the root: one line, whichever mode.
@@ -240,4 +226,4 @@ function writeLine(fd, line) {
   }
 }
 
-module.exports = { main, parseStartArgs, readArchiveFile, warn, writeLine };
+module.exports = { main, parseStartArgs, warn, writeLine };

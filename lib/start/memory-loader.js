@@ -15,12 +15,12 @@ const { escapesRoot, RECORD_ENV, SETTLE_ENV } = require('../archive-format.js');
 const cacheCompiler = () => require('./code-cache.js');
 
 /**
- * Opens the archive (already read with one read), checks it was made for this Node, and
- * installs the loader. Never throws: any problem is one warning and the app starts from disk.
+ * Reads the archive, checks it was made for this Node, and installs the loader. Never throws:
+ * any problem is one warning and the app starts from disk.
  * @returns {boolean} whether the loader was installed
  */
-function loadIntoMemory(buffer, { root, archive, verify, packedAtMs = Infinity, report, quiet, started, warn, warnRefused, writeLine }) {
-  const { openArchive, IndexError } = require('./archive-reader.js');
+function loadIntoMemory({ root, archive, verify, report, quiet, started, warn, warnRefused, writeLine }) {
+  const { readArchive, IndexError } = require('./archive-reader.js');
   let warnedMismatch = false;
   // A file whose bytes are not what pack wrote is read from disk: one line for all of them.
   const onMismatch = (rel) => {
@@ -30,13 +30,14 @@ function loadIntoMemory(buffer, { root, archive, verify, packedAtMs = Infinity, 
   };
   let found;
   try {
-    found = openArchive(buffer, onMismatch);
+    found = readArchive(archive, onMismatch);
   } catch (err) {
-    const reason = err instanceof IndexError ? `the startup index of ${archive} ${err.message}` : `cannot read archive ${archive}: ${err.message}`;
+    const reason = err instanceof IndexError ? `the startup index of ${archive} ${err.message}`
+      : err.code === 'ENOENT' ? `archive not found: ${archive}` : `cannot read archive ${archive}: ${err.message}`;
     warn(`${reason}; starting the app without it`);
     return false;
   }
-  const { files, index, refused } = found;
+  const { files, index, refused, packedAtMs } = found;
   if (index && (index.node !== process.version || index.arch !== process.arch)) {
     warn(`${archive} was packed with Node ${index.node} (${index.arch}), this is ${process.version} (${process.arch}); starting the app without it (re-run coldstart pack)`);
     return false;
@@ -46,7 +47,7 @@ function loadIntoMemory(buffer, { root, archive, verify, packedAtMs = Infinity, 
   warnRefused(refused);
   const recorder = process.env[RECORD_ENV] ? startRecording() : null;
   const codeCache = found.codeCache && cacheCompiler().fitsThisV8(index && index.codeCache, archive, warn) ? found.codeCache : null;
-  const { stats } = installMemoryLoader({ root, archive, archiveBytes: buffer, files, index, codeCache, recorder, verify, packedAtMs, report, warn });
+  const { stats } = installMemoryLoader({ root, archive, files, index, codeCache, recorder, verify, packedAtMs, report, warn });
   if (!quiet) {
     const { formatBytes } = require('../format-bytes.js');
     const ms = Math.round(performance.now() - started);
@@ -84,8 +85,6 @@ function startRecording() {
  *   archive's files by root-relative path
  * @param {object|null} options.index the archive's startup index (resolutions, formats, codeCache)
  * @param {Buffer|null} [options.codeCache] the V8 code cache blob the index points into
- * @param {Buffer|null} [options.archiveBytes] the archive the files are views of, where the sources of
- *   modules with a cache are wrapped in place (code-cache.js wrappedSources)
  * @param {'size'|'none'} options.verify check each file's size and modification time on disk before serving it
  * @param {number} [options.packedAtMs] the archive's modification time: a file modified later has changed
  * @param {string} [options.report] 'stderr' or a file for the startup report (in-app/startup-report.cjs)
@@ -96,7 +95,7 @@ function startRecording() {
  * @returns {{ stats: { cacheModules: number, cacheHits: number, cacheRejected: number, esmModules: number,
  *   esmFromDisk: number } }} esmFromDisk: ES modules left to Node's loader (no in-thread hooks)
  */
-function installMemoryLoader({ root, archive = null, archiveBytes = null, files, index, codeCache = null, recorder = null, verify, packedAtMs = Infinity, report, warn }) {
+function installMemoryLoader({ root, archive = null, files, index, codeCache = null, recorder = null, verify, packedAtMs = Infinity, report, warn }) {
   const stats = { cacheModules: 0, cacheHits: 0, cacheRejected: 0, esmModules: 0, esmFromDisk: 0 };
   // Loaded before the loader below is in place: its own files are not the app's.
   const timing = report ? require('../in-app/startup-report.cjs').startupReport({ report, root, archive, archiveReadyMs: performance.now(), stats }) : null;
@@ -116,9 +115,6 @@ function installMemoryLoader({ root, archive = null, archiveBytes = null, files,
     const [offset, length] = cacheEntries[rel];
     return codeCache.subarray(offset, offset + length);
   };
-  // The wrapped sources of the modules with a cache, made on the first one's load.
-  let wrappedOf = null;
-  const wrappedSource = (rel) => (wrappedOf = wrappedOf || cacheCompiler().wrappedSources(archiveBytes, Object.keys(cacheEntries).filter((r) => formatOf(r) === 'commonjs'), files))(rel);
   const resolutions = new Map();
   for (const [from, request, to] of (index && index.resolutions) || []) {
     if (!escapesRoot(to)) resolutions.set(`${from}\0${request}`, to);
@@ -135,11 +131,12 @@ function installMemoryLoader({ root, archive = null, archiveBytes = null, files,
     if (verify === 'none') return true;
     let ok = checked.get(rel);
     if (ok === undefined) {
-      const data = files.get(rel);
-      if (data === undefined) return false; // bytes that did not survive: the reader said so
+      // Bytes that did not survive: the reader said so. (size: without making a wrapped module's bytes)
+      const size = files.size ? files.size(rel) : files.get(rel)?.length;
+      if (size === undefined) return false;
       let st = null;
       try { st = fs.statSync(file, { throwIfNoEntry: false }); } catch { /* unreadable */ }
-      ok = Boolean(st && st.isFile() && st.size === data.length && st.mtimeMs <= packedAtMs);
+      ok = Boolean(st && st.isFile() && st.size === size && st.mtimeMs <= packedAtMs);
       checked.set(rel, ok);
       if (!ok && !warnedStale) {
         warnedStale = true;
@@ -182,11 +179,12 @@ function installMemoryLoader({ root, archive = null, archiveBytes = null, files,
   const originalCompile = Module.prototype._compile;
   Module._extensions['.js'] = function memoryJs(module, filename) {
     const rel = relOf(filename);
-    const data = formatOf(rel) === 'commonjs' ? servable(filename, rel) : undefined;
-    if (data) {
-      const cached = cacheOf(rel);
+    const served = formatOf(rel) === 'commonjs' && usable(filename, rel);
+    const cached = served && cacheOf(rel);
+    const wrapped = cached && files.wrapped && files.wrapped(rel); // its bytes are not made
+    const data = served && !wrapped ? files.get(rel) : undefined;
+    if (wrapped || data) {
       // A byte order mark stays, as in Node's loader: V8 reads it as a space, columns count it.
-      const wrapped = cached && wrappedSource(rel);
       const source = wrapped ? null : data.toString('utf8');
       // Source maps are registered by Node's own compile step, and a hook that replaced
       // _compile (pirates, ts-node) must see the source: leave those to module._compile.
@@ -198,7 +196,7 @@ function installMemoryLoader({ root, archive = null, archiveBytes = null, files,
         else stats.cacheHits++;
         return runCompiled(module, filename, script);
       }
-      return module._compile(source ?? data.toString('utf8'), filename, 'commonjs'); // known format: no package.json lookups
+      return module._compile(source ?? files.get(rel).toString('utf8'), filename, 'commonjs'); // known format: no package.json lookups
     }
     fromDisk(rel, filename);
     return origJs.apply(this, arguments);

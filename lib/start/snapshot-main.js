@@ -460,15 +460,10 @@ function start(plan, records) {
       codeCache: codeCache && codeCache.blob,
     });
   } else {
-    try {
-      const { buffer, packedAtMs } = launcher().readArchiveFile(plan.archive);
-      plan.own.require('./memory-loader.js').loadIntoMemory(buffer, {
-        root: plan.root, archive: plan.archive, verify: 'size', packedAtMs, report: process.env.COLDSTART_REPORT,
-        quiet: true, started: performance.now(), warn, warnRefused: () => {}, writeLine: launcher().writeLine,
-      });
-    } catch (err) {
-      warn(`cannot read archive ${plan.archive}: ${err.message}; its files are read from disk`);
-    }
+    plan.own.require('./memory-loader.js').loadIntoMemory({
+      root: plan.root, archive: plan.archive, verify: 'size', report: process.env.COLDSTART_REPORT,
+      quiet: true, started: performance.now(), warn, warnRefused: () => {}, writeLine: launcher().writeLine,
+    });
   }
   // coldstart's own files are not the app's: out of require.cache, as a plain start has them.
   const ours = plan.lib + path.sep;

@@ -39,7 +39,7 @@ function walkArchive(buffer, onMismatch) {
 
 /**
  * The files of an archive that had to be walked (re-made by another tool), behind the same
- * has/get as archiveFiles. Where the index still lists a file, its bytes are checked against
+ * has/get as archive-reader.js gives pack's archives. Where the index still lists a file, its bytes are checked against
  * the recorded size and CRC-32 when first asked for.
  * @param {Map<string, Buffer>} found root-relative path -> data
  * @param {Object<string, [number, number, number]>|null} sums the index's layout.files, if any
