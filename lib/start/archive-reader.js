@@ -6,12 +6,11 @@
 // by another tool is read whole and walked instead (walk-archive.js).
 const fs = require('node:fs');
 const { crc32 } = require('node:zlib');
-const { readTarEntries, readSize } = require('./tar-reader.js');
+const { readTarEntries, readSize, BLOCK } = require('./tar-reader.js');
 const {
   INDEX_PATH, INDEX_VERSION, CACHE_PATH, checkStartupIndex, sealHolds, archiveName,
 } = require('../archive-format.js');
 
-const BLOCK = 512;
 // Memory mode reads pack's archives through one buffer of this size, reused (readInChunks).
 const CHUNK_BYTES = 4 << 20;
 

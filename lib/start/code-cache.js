@@ -16,9 +16,9 @@ const path = require('node:path');
 const vm = require('node:vm');
 const Module = require('node:module');
 const { isAscii } = require('node:buffer');
+const { BLOCK } = require('./tar-reader.js');
 
 const WRAPPER_COLUMNS = Module.wrap('').indexOf('{') + 2;
-const TAR_BLOCK = 512;
 const [WRAPPER_HEAD, WRAPPER_TAIL] = [Module.wrap('').slice(0, WRAPPER_COLUMNS), Module.wrap('').slice(WRAPPER_COLUMNS)];
 const IMPORT_LOST_WITH_CACHE = Number(process.versions.node.split('.')[0]) < 22;
 
@@ -133,8 +133,8 @@ function wrapInPlace(tar, modules) {
   const wrapped = [];
   for (const [rel, at, length] of modules) {
     const data = tar.subarray(at, at + length);
-    const tailFits = (length % TAR_BLOCK || TAR_BLOCK) + WRAPPER_TAIL.length <= TAR_BLOCK;
-    if (at < TAR_BLOCK || !tailFits || (data[0] === 0x23 && data[1] === 0x21) || !isAscii(data)) continue;
+    const tailFits = (length % BLOCK || BLOCK) + WRAPPER_TAIL.length <= BLOCK;
+    if (at < BLOCK || !tailFits || (data[0] === 0x23 && data[1] === 0x21) || !isAscii(data)) continue;
     tar.latin1Write(WRAPPER_HEAD, at - WRAPPER_HEAD.length);
     tar.latin1Write(WRAPPER_TAIL, at + length);
     wrapped.push({ rel, start: at - WRAPPER_HEAD.length, end: at + length + WRAPPER_TAIL.length, sourceStart: at, sourceEnd: at + length });

@@ -164,4 +164,4 @@ function parsePax(data, at) {
   return fields;
 }
 
-module.exports = { readTarEntries, readSize };
+module.exports = { readTarEntries, readSize, BLOCK };
