@@ -81,8 +81,9 @@ function startRecording() {
 /**
  * @param {object} options
  * @param {string} options.root directory the archive paths are relative to
- * @param {{has(rel: string): boolean, get(rel: string): Buffer|undefined}} options.files the
- *   archive's files by root-relative path
+ * @param {{has(rel: string): boolean, get(rel: string): Buffer|undefined, size?(rel: string): number|undefined,
+ *   wrapped?(rel: string): string|undefined}} options.files the archive's files by root-relative path
+ *   (archive-reader.js: with their sizes and the wrapped sources of modules with a cache)
  * @param {object|null} options.index the archive's startup index (resolutions, formats, codeCache)
  * @param {Buffer|null} [options.codeCache] the V8 code cache blob the index points into
  * @param {'size'|'none'} options.verify check each file's size and modification time on disk before serving it
