@@ -11,7 +11,7 @@ const { spawnSync } = require('node:child_process');
 const { runCli, rm, BIN } = require('./helpers/app.js');
 const { writeArchive } = require('../lib/pack/archive.js');
 const { readLeadEntry } = require('../lib/start/archive-reader.js');
-const { INDEX_PATH } = require('../lib/archive-format.js');
+const { INDEX_PATH, sealIndex } = require('../lib/archive-format.js');
 
 // Two modules of the same size whose code differs: serving one for the other shows.
 async function packedApp() {
@@ -98,6 +98,35 @@ test('start: an index pointing an entry at another same-size entry\'s bytes runs
     assert.strictEqual(same.stdout, 'a=A b=B\n');
     assert.deepStrictEqual(warnings(same.stderr), [], same.stderr);
     assert.match(same.stderr, /coldstart: serving \d+ files/);
+  } finally { rm(dir); }
+});
+
+test('start: a layout that points a file at the wrong bytes, sealed as pack seals, serves that file from disk and the rest from memory', async () => {
+  const { dir, index } = await packedApp();
+  try {
+    const { sum, ...unsealed } = index;
+    assert.ok(sum !== undefined);
+    const out = path.join(dir, '.shifted.tar');
+    const files = Object.keys(index.layout.files).filter((rel) => !rel.startsWith('.coldstart/'));
+    writeArchive({
+      root: dir,
+      files,
+      out,
+      leadEntry: {
+        path: INDEX_PATH,
+        data: (layout, tailCrc) => {
+          const [offset, size, crc] = layout.files['a.js'];
+          return sealIndex({ ...unsealed, layout: { ...layout, files: { ...layout.files, 'a.js': [offset + 512, size, crc] } } }, tailCrc);
+        },
+      },
+    });
+    const r = start(dir, out);
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.strictEqual(r.stdout, 'a=A b=B\n');
+    const lines = warnings(r.stderr);
+    assert.strictEqual(lines.length, 1, r.stderr);
+    assert.match(lines[0], /^coldstart: warning: [ab]\.js in .*\.shifted\.tar does not match what pack recorded for it \(corrupt archive\?\); such files are read from disk$/);
+    assert.match(r.stderr, /coldstart: serving \d+ files/, 'the other files are still served from memory');
   } finally { rm(dir); }
 });
 

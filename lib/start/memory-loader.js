@@ -190,8 +190,8 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
       // Source maps are registered by Node's own compile step, and a hook that replaced
       // _compile (pirates, ts-node) must see the source: leave those to module._compile.
       if ((cached || recorder) && !process.sourceMapsEnabled && module._compile === originalCompile && cacheCompiler().cacheable(wrapped || source)) {
-        const { compileWrapped, runCompiled } = cacheCompiler();
-        const script = compileWrapped(wrapped || Module.wrap(source), filename, cached);
+        const { compile, compileWrapped, runCompiled } = cacheCompiler();
+        const script = wrapped ? compileWrapped(wrapped, filename, cached) : compile(source, filename, cached);
         if (recorder) recorder.add(rel, script);
         else if (script.cachedDataRejected) stats.cacheRejected++;
         else stats.cacheHits++;
