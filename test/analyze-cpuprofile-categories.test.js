@@ -122,9 +122,9 @@ test('express startup: topFunctions lists self time with wrapSafe near the top',
   assert.ok(wrapSafe.lineNumber > 0);
   const all = topFunctions(profile, Infinity);
   assert.equal(new Set(all.map((f) => `${f.functionName}|${f.url}|${f.lineNumber}`)).size, all.length, 'frames merged');
-  const idle = categorize(profile).categories.idle;
+  const { idle, offCpu } = categorize(profile).categories;
   const selfSum = all.reduce((a, f) => a + f.selfMs, 0);
-  assert.ok(Math.abs(selfSum + idle - categorize(profile).totalMs) < 0.01, 'self times cover everything but idle');
+  assert.ok(Math.abs(selfSum + idle + offCpu - categorize(profile).totalMs) < 0.01, 'self times cover everything but idle and time off the CPU');
 });
 
 test('ESM startup: resolve, fs/promises reads after await, ModuleWrap compile and evaluation', () => {
@@ -319,4 +319,26 @@ test('topFunctions merges one function seen under two callers, skips idle, gives
   assert.deepEqual(top[0], { functionName: 'helper', url: helper.url, lineNumber: 11, selfMs: 0.2 });
   assert.equal(top[2].lineNumber, null, 'native functions have no line');
   assert.equal(topFunctions(profile, 1).length, 1);
+});
+
+test('a gap far above the sampling interval is time off the CPU, not the frame that was on the stack', () => {
+  // 40 samples 1 ms apart in an app function, one of them followed by a 30 ms gap (descheduled).
+  const nodes = [
+    { id: 1, callFrame: { functionName: '(root)', url: '', lineNumber: -1, columnNumber: -1 }, children: [2, 3] },
+    { id: 2, callFrame: { functionName: 'work', url: 'file:///app/server.js', lineNumber: 3, columnNumber: 13 } },
+    { id: 3, callFrame: { functionName: '(idle)', url: '', lineNumber: -1, columnNumber: -1 } },
+  ];
+  const samples = [];
+  const timeDeltas = [];
+  for (let i = 0; i < 40; i++) { samples.push(2); timeDeltas.push(i === 21 ? 30_000 : 1000); }
+  samples.push(3); timeDeltas.push(1000); // then a long wait on the event loop: idle, however long
+  samples.push(2); timeDeltas.push(50_000);
+  const profile = { nodes, samples, timeDeltas, startTime: 0, endTime: 0 };
+  profile.endTime = timeDeltas.reduce((a, b) => a + b, 0) + 1000;
+  const { categories, totalMs } = categorize(profile);
+  assert.ok(Math.abs(categories.offCpu - 29) < 0.01, `off the CPU: ${categories.offCpu} ms`);
+  assert.ok(Math.abs(categories.execute - 41) < 0.01, `the function's own time: ${categories.execute} ms`);
+  assert.ok(Math.abs(categories.idle - 50) < 0.01, `idle: ${categories.idle} ms`);
+  assert.ok(Math.abs(totalMs - Object.values(categories).reduce((a, b) => a + b, 0)) < 0.01, 'categories add up');
+  assert.ok(Math.abs(topFunctions(profile, 1)[0].selfMs - 41) < 0.01, 'a function is never charged the gap');
 });

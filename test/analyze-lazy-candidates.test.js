@@ -10,7 +10,6 @@ const os = require('os');
 const path = require('path');
 const { capture } = require('../lib/capture/capture.js');
 const { buildReport } = require('../lib/analyze/startup-report.js');
-const { requireSite } = require('../lib/analyze/lazy-candidates.js');
 const { readSource } = require('../lib/report/profile-artifacts.js');
 const { cpuWorkModule } = require('./helpers/cpu-work.js');
 const { copyFixture, runCli, rm } = require('./helpers/app.js');
@@ -129,23 +128,4 @@ test('an ES module imported at top level and used only by a route is proposed, w
   } finally {
     rm(dir);
   }
-});
-
-test('requireSite finds the first require/import of a request and the bindings used by extends or instanceof', () => {
-  const src = [
-    "const a = require('./a');", // 1
-    "import B, { C as D } from './b';", // 2
-    "const { E, F: G } = require(\"./e\");", // 3
-    'class X extends B {}', // 4
-    'if (y instanceof G) {}', // 5
-    "const later = () => import('./late');", // 6
-    "class Z extends require('./z') {}", // 7
-  ].join('\n');
-  assert.deepStrictEqual(requireSite(src, ['./a']), { line: 1, request: './a', form: 'require', typeUse: false });
-  assert.deepStrictEqual(requireSite(src, ['./b']), { line: 2, request: './b', form: 'import', typeUse: true });
-  assert.deepStrictEqual(requireSite(src, ['./e']), { line: 3, request: './e', form: 'require', typeUse: true });
-  assert.deepStrictEqual(requireSite(src, ['./late']), { line: 6, request: './late', form: 'import', typeUse: false });
-  assert.deepStrictEqual(requireSite(src, ['./z']), { line: 7, request: './z', form: 'require', typeUse: true });
-  assert.deepStrictEqual(requireSite(src, ['./e.js', './e']), { line: 3, request: './e', form: 'require', typeUse: true });
-  assert.strictEqual(requireSite(src, ['./missing']), null);
 });

@@ -8,11 +8,17 @@
 // teach this file a new release, capture profiles (`node test/data/startup-apps.js --write`),
 // look at which loader frames land in `other` or `execute`, and add them to LOADER_FRAMES.
 
-const path = require('node:path');
-const { pathToFileURL } = require('node:url');
+const { isOwnCode } = require('./own-code.js');
 
-// Also the order reports show them in.
-const CATEGORIES = Object.freeze(['resolve', 'read', 'compile', 'execute', 'gc', 'idle', 'other']);
+// Also the order reports show them in. offCpu: time the thread was not running at all (below).
+const CATEGORIES = Object.freeze(['resolve', 'read', 'compile', 'execute', 'gc', 'idle', 'other', 'offCpu']);
+
+// A sample weighs the time to the next one. The sampler ticks every interval while the thread runs,
+// blocking calls included (a spawnSync waiting on its child keeps being sampled); a gap far above
+// the interval is time neither the thread nor the sampler ran: the machine was busy (or the process
+// stalled on page faults). Beyond this multiple of the interval, only one interval is the frame's
+// work and the rest is nobody's: the offCpu category, never the frame that was on the stack.
+const OFF_CPU_GAP = 2;
 
 // Native bindings (C++ functions) appear in profiles with an empty url.
 const NATIVE = '';
@@ -106,13 +112,6 @@ const LEAF_CATEGORIES = new Map([
   ['(idle)', 'idle'],
 ]);
 
-// coldstart's own code inside the app (lib/capture agent, lib/in-app, lib/start) wraps the app's
-// requires; it must not make every stack look like the app's code. The installed-package form
-// covers profiles saved by another copy of coldstart and viewed here.
-const OWN_LIB = path.resolve(__dirname, '..');
-const OWN_LIB_PREFIXES = [OWN_LIB + path.sep, pathToFileURL(OWN_LIB).href + '/'];
-const OWN_LIB_INSTALLED = '/node_modules/coldstart/lib/';
-
 const RULES = compileRules(LOADER_FRAMES);
 
 function compileRules(table) {
@@ -139,8 +138,7 @@ const fileOfUrl = (url) => (url.startsWith('file://') ? decodeURIComponent(new U
 function isUserFrame(callFrame) {
   const url = callFrame.url || '';
   if (url === '' || url.startsWith('node:')) return false;
-  if (url.replace(/\\/g, '/').includes(OWN_LIB_INSTALLED)) return false;
-  return !OWN_LIB_PREFIXES.some((prefix) => url.startsWith(prefix));
+  return !isOwnCode(url);
 }
 
 /**
@@ -169,8 +167,22 @@ function timedSamples(profile) {
     const next = i + 1 < timed.length ? timed[i + 1].t : Math.max(endTime, last);
     timed[i].weight = next - timed[i].t;
   }
+  const interval = samplingInterval(timed);
+  for (const s of timed) {
+    s.offCpu = interval && s.weight > OFF_CPU_GAP * interval ? s.weight - interval : 0;
+    s.onCpu = s.weight - s.offCpu;
+  }
   return timed;
 }
+
+/** The sampling interval a profile was taken at (µs): its median gap between samples; 0 when unknown. */
+function samplingInterval(timed) {
+  const gaps = timed.map((s) => s.weight).filter((w) => w > 0).sort((a, b) => a - b);
+  return gaps.length >= 10 ? gaps[gaps.length >> 1] : 0;
+}
+
+/** The part of a sample's weight the thread ran (a function's time is never the machine's). */
+const onCpuShare = (sample) => (sample.weight ? sample.onCpu / sample.weight : 1);
 
 /** Merged, sorted [start, end) windows, or null for "the whole profile". */
 function normaliseRanges(ranges) {
@@ -255,11 +267,13 @@ function categoryOfStack(leafId, { nodes, parents }) {
  * A sample weighs the time to the next sample (the last one: until endTime). Its category comes
  * from its stack, leaf to root: the first resolve/read/compile loader frame wins; otherwise
  * `execute` if any frame is the app's or a package's code; otherwise gc/idle/other by the leaf.
+ * A gap of more than two sampling intervals after a sample (not idle) is the thread off the CPU:
+ * one interval stays the sample's category, the rest is `offCpu`.
  * @param {object} profile { nodes, startTime, endTime, samples, timeDeltas }, times in µs
  * @param {{ ranges?: Array<{start: number, end: number}>, byStamp?: boolean }} [options] count only
  *   these windows (µs on the profile clock, end exclusive); samples are clipped to them, or with
  *   byStamp counted whole when taken inside one (for many short windows, such as requests)
- * @returns {{ totalMs: number, categories: Record<'resolve'|'read'|'compile'|'execute'|'gc'|'idle'|'other', number>,
+ * @returns {{ totalMs: number, categories: Record<'resolve'|'read'|'compile'|'execute'|'gc'|'idle'|'other'|'offCpu', number>,
  *   samples: number }} ms per category, summing to totalMs; samples = samples counted
  */
 function categorize(profile, { ranges, byStamp } = {}) {
@@ -274,7 +288,10 @@ function categorize(profile, { ranges, byStamp } = {}) {
     if (windows && weight <= 0) continue;
     let category = cache.get(sample.id);
     if (category === undefined) cache.set(sample.id, (category = categoryOfStack(sample.id, index)));
-    micros[category] += weight;
+    // Waiting on the event loop is idle however long it lasts; any other long gap is off the CPU.
+    const offCpu = category === 'idle' || !sample.weight ? 0 : (sample.offCpu * weight) / sample.weight;
+    micros[category] += weight - offCpu;
+    micros.offCpu += offCpu;
     total += weight;
     counted++;
   }
@@ -298,7 +315,7 @@ function topFunctions(profile, n = 10, { ranges } = {}) {
   for (const sample of timedSamples(profile)) {
     const node = nodes.get(sample.id);
     if (!node) continue;
-    const weight = weightInside(sample.t, sample.weight, windows);
+    const weight = onCpuShare(sample) * weightInside(sample.t, sample.weight, windows);
     if (weight <= 0) continue;
     const frame = frameOf(node);
     if (frame.functionName === '(idle)') continue;
@@ -346,7 +363,7 @@ function functionTotals(profile, n = 10, { ranges, byStamp } = {}) {
   for (const sample of timedSamples(profile)) {
     const leaf = index.nodes.get(sample.id);
     if (!leaf || frameOf(leaf).functionName === '(idle)') continue;
-    const weight = weightInside(sample.t, sample.weight, windows, byStamp);
+    const weight = onCpuShare(sample) * weightInside(sample.t, sample.weight, windows, byStamp);
     if (weight <= 0) continue;
     const frames = new Map();
     let own = false;
@@ -366,4 +383,4 @@ function functionTotals(profile, n = 10, { ranges, byStamp } = {}) {
     .map(({ total, ...f }) => ({ ...f, totalMs: total / 1000 }));
 }
 
-module.exports = { categorize, fileOfUrl, functionTotals, topFunctions, timedSamples, CATEGORIES };
+module.exports = { categorize, fileOfUrl, functionTotals, isUserFrame, topFunctions, timedSamples, CATEGORIES };

@@ -44,40 +44,99 @@ function lazyCandidates(result, options = {}) {
     return unused;
   };
 
+  const sitesOf = sourceSitesOf(readSource);
   const advice = [];
   for (const m of result.modules) {
     const parent = m.parent && byFile.get(m.parent);
     if (!parent || m.kind === 'json' || !subtreeUnused(m) || subtreeUnused(parent)) continue;
+    const subtree = subtreeOf(m, children);
+    // Every file that loads the module before ready, outside what it loads itself: deferring one
+    // require saves nothing while another still loads it at startup.
+    const importers = importersOf(m, subtree, parent, result, show);
     // The place to change must be the app's own code: what a dependency loads and does not use
     // yet (express's own requires, say) is its authors' choice, and not a change the app can make.
-    if (parent.package !== APP) continue;
-    const subtree = subtreeOf(m, children);
+    if (importers.some((i) => byFile.get(i.file) ? byFile.get(i.file).package !== APP : packageOfShown(i.shown) !== APP)) continue;
     const estimatedMs = round(m.inclusiveMs - sharedMs(subtree, result, byFile, show));
     if (!(estimatedMs >= minMs)) continue;
-    const requests = requestsFor(parent, m, result, show);
-    const source = readSource(parent.file);
-    const site = source == null ? null : requireSite(source, requests);
-    if (site && site.typeUse) continue; // `extends X` / `instanceof X`: used at load, coverage cannot see it
-    const request = site ? site.request : requests[0];
+    const sites = [];
+    for (const importer of importers) {
+      const site = importSite(sitesOf(importer.file), importer.requests);
+      if (!site) break;
+      sites.push({ file: importer.shown, line: site.line, column: site.column, request: site.request, form: site.form, dynamic: site.dynamic, typeUse: site.typeUse });
+    }
+    // A site that cannot be named (the source does not parse, a computed request) or that uses the
+    // module at load (`extends X`, `instanceof X`: coverage of calls cannot see it): no proposal.
+    if (sites.length !== importers.length || sites.some((x) => x.typeUse)) continue;
+    const first = sites.find((x) => x.file === show(parent.file)) || sites[0];
     const subject = m.package !== APP ? m.package : show(m.file);
+    const others = sites.filter((x) => x !== first);
     advice.push({
       kind: 'lazy-load',
       subject,
-      file: show(parent.file),
-      line: site ? site.line : null,
-      request, // as the parent's code writes it
-      form: site ? site.form : 'require',
+      file: first.file,
+      line: first.line,
+      column: first.column,
+      request: first.request, // as the parent's code writes it
+      form: first.form,
+      ...(others.length ? { sites: sites.map(({ file, line, column, request }) => ({ file, line, column, request })) } : {}),
       estimatedMs,
       evidence: `${subtree.length} module${subtree.length === 1 ? '' : 's'} loaded before ready ` +
-        `(${round(m.inclusiveMs)} ms with what they load); none of their functions ran before ready${afterReadyUse(subtree, result)}`,
+        `(${round(m.inclusiveMs)} ms with what they load); none of their functions ran before ready` +
+        `${others.length ? `; loaded at startup from ${sites.length} places, all of which must change` : ''}${afterReadyUse(subtree, result)}`,
       // profile --after with --request and coverage: the first of coldstart's requests that ran its code.
       ...(usedBy(subtree, result) !== undefined ? { usedBy: usedBy(subtree, result) } : {}),
-      fix: site && site.form === 'import'
-        ? `replace the top-level import of '${request}' with \`await import('${request}')\` in the function that uses it`
-        : `move require('${request}') into the function that uses it, or \`await import('${request}')\` there`,
+      fix: fixOf(first) + (others.length ? `, and the same at ${others.map((x) => `${x.file}:${x.line}`).join(', ')}` : ''),
     });
   }
   return advice.sort((a, b) => b.estimatedMs - a.estimatedMs || a.subject.localeCompare(b.subject));
+}
+
+const fixOf = (site) => (site.form === 'import' && !site.dynamic
+  ? `replace the top-level import of '${site.request}' with \`await import('${site.request}')\` in the function that uses it`
+  : `move ${site.form === 'import' ? `import('${site.request}')` : `require('${site.request}')`} into the function that uses it, or \`await import('${site.request}')\` there`);
+
+const packageOfShown = (shown) => require('../package-name.js').packageOf(shown);
+
+/** Parses each source once. */
+function sourceSitesOf(readSource) {
+  const { sourceSites } = require('./source-sites.js');
+  const parsed = new Map();
+  return (file) => {
+    if (!parsed.has(file)) parsed.set(file, sourceSites(readSource(file)));
+    return parsed.get(file);
+  };
+}
+
+/**
+ * The files that loaded the module before ready, from outside its subtree, each with the requests
+ * it used: the module's parent, and every other file whose require/import resolved to it.
+ * @returns {Array<{ file: string, shown: string, requests: string[] }>} file absolute when the capture knows it
+ */
+function importersOf(m, subtree, parent, result, show) {
+  const inside = new Set(subtree.map((x) => show(x.file)));
+  const target = show(m.file);
+  const byShown = new Map();
+  const add = (shown, file, request) => {
+    if (inside.has(shown)) return; // a module of the subtree: it goes with it
+    const entry = byShown.get(shown) || { file, shown, requests: [] };
+    if (request && !entry.requests.includes(request)) entry.requests.push(request);
+    byShown.set(shown, entry);
+  };
+  const absolute = (shown) => (result.root && !require('path').isAbsolute(shown) ? require('path').join(result.root, shown) : shown);
+  for (const [from, request, to] of [...(result.requires || []), ...(result.esmResolutions || [])]) {
+    if (to === target) add(from, absolute(from), request);
+  }
+  const fromParent = byShown.get(show(parent.file));
+  if (!fromParent || !fromParent.requests.length) {
+    for (const request of requestsFor(parent, m, result, show)) add(show(parent.file), parent.file, request);
+  }
+  return [...byShown.values()];
+}
+
+/** The first require()/import statement of the source that asks for one of `requests`. */
+function importSite(sites, requests) {
+  if (!sites) return null;
+  return sites.imports().find((x) => requests.includes(x.request)) || null;
 }
 
 const round = (n) => Math.round(n * 100) / 100;
@@ -153,41 +212,4 @@ function requestsFor(parent, child, result, show) {
   return [rel, rel.replace(/\.[cm]?js$/, '')];
 }
 
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/**
- * The first require()/import of one of `requests` in the source: its line (1-based), the request,
- * its form ('require' or 'import') and whether the binding it is assigned to is used by `extends` or `instanceof` in that file.
- */
-function requireSite(source, requests) {
-  let best = null;
-  for (const request of requests) {
-    const q = `(['"\`])${escape(request)}\\1`;
-    const re = new RegExp(`\\brequire\\s*\\(\\s*${q}\\s*\\)|\\bimport\\s*\\(\\s*${q}|\\bfrom\\s*${q}|\\bimport\\s*${q}`, 'g');
-    const match = re.exec(source);
-    if (match && (!best || match.index < best.index)) best = { index: match.index, request, form: /^require/.test(match[0]) ? 'require' : 'import' };
-  }
-  if (!best) return null;
-  const before = source.slice(0, best.index);
-  const line = before.split('\n').length;
-  const names = bindingNames(before.slice(before.lastIndexOf('\n') + 1), source.slice(best.index));
-  const typeUse = /\bextends\s*\(?\s*$/.test(before) ||
-    names.some((n) => new RegExp(`\\b(?:extends|instanceof)\\s+${escape(n)}\\b`).test(source));
-  return { line, request: best.request, form: best.form, typeUse };
-}
-
-/** The names a require/import statement binds (`const X = require`, `const { a, b: c } =`, `import X, { y as z } from`). */
-function bindingNames(lineBefore, rest) {
-  let m = /\b(?:const|let|var)\s+([\w$]+)\s*=\s*(?:await\s+)?$/.exec(lineBefore);
-  if (m) return [m[1]];
-  m = /\b(?:const|let|var)\s*\{([^}]*)\}\s*=\s*(?:await\s+)?$/.exec(lineBefore);
-  if (m) return m[1].split(',').map((p) => p.split(':').pop().split('=')[0].trim()).filter(Boolean);
-  m = /\bimport\s+([\s\S]*?)\s*$/.exec(lineBefore);
-  if (m && /^from\b/.test(rest)) {
-    return m[1].replace(/[{}]/g, ',').split(',').map((p) => p.trim().split(/\s+as\s+/).pop().replace(/^\*\s*/, '').trim())
-      .filter((n) => /^[\w$]+$/.test(n));
-  }
-  return [];
-}
-
-module.exports = { lazyCandidates, requireSite };
+module.exports = { lazyCandidates };

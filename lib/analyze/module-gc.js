@@ -60,7 +60,8 @@ function gcByModule(modules, profile, toProfileUs) {
   for (const s of timedSamples(profile)) {
     const field = APART.get(leafName.get(s.id));
     if (!field || !(s.weight > 0)) continue;
-    const end = s.t + s.weight;
+    // A collection is work on the CPU: a gap after its sample is the machine's, not the collection's.
+    const end = s.t + (field === 'gcMs' ? s.onCpu : s.weight);
     // First segment that ends after the sample starts; walk while they overlap it.
     let lo = 0;
     let hi = segments.length;

@@ -3,6 +3,7 @@
 // check) needs from one capture, without the raw CPU profile. Pure.
 const { packageTotals, topModules } = require('./require-tree.js');
 const { relativeInside } = require('../paths.js');
+const { isOwnCode } = require('./own-code.js');
 
 const SCHEMA_VERSION = 1;
 
@@ -21,7 +22,9 @@ const round = (n) => (n == null ? n : Math.round(n * 100) / 100);
  *   readSource finds the line of a require for the advice (its line is null without it);
  *   verification: what --verify-advice measured of the lazy-load advice (capture/verify-lazy.js)
  */
-function buildReport(result, extra = {}) {
+function buildReport(captured, extra = {}) {
+  // coldstart's own modules (start's launcher and loader, when the app runs under it) are not the app's.
+  const result = { ...captured, modules: captured.modules.filter((m) => !isOwnCode(m.file)) };
   const show = (file) => (file && relativeInside(result.root, file)) || file;
   const apart = timeApart(result);
   const modules = result.modules.map((m) => {

@@ -1,12 +1,20 @@
 'use strict';
 // Synchronous work on the startup path, from the CPU profile: time in fs.*Sync, child_process.*Sync,
-// zlib's and crypto's *Sync calls, and a module's own top-level code (JSON.parse of a big file, a
-// loop), each with the app's file and line that did it. Nothing else can run while it does. Pure:
-// the lines of a call come from the caller's source, which readSource gives.
-const { fileOfUrl } = require('./cpuprofile-categories.js');
+// zlib's and crypto's *Sync calls made by the app's or a package's own code, and a module's own
+// top-level work (JSON.parse of a big file, a loop). Nothing else can run while it does.
+// What Node's loader does for require/import (realpath, stat, reading a module or a JSON file) is
+// the loading of that module, never sync work; coldstart's own frames are looked through. A finding
+// names the call in the caller's source, found by parsing it; a frame whose source has no such call
+// gives no line. Pure: sources come from readSource.
+const { fileOfUrl, isUserFrame, timedSamples } = require('./cpuprofile-categories.js');
+const { isOwnCode } = require('./own-code.js');
+const { sourceSites } = require('./source-sites.js');
+const { packageOf } = require('../package-name.js');
 
-// Blocking calls below this are not worth a line.
+// The evidence a finding needs: this much on-CPU time, in at least this many samples (one sample
+// is wherever the thread happened to be; off-CPU gaps never count, see cpuprofile-categories.js).
 const MIN_MS = 5;
+const MIN_SAMPLES = 5;
 
 const MODULES = {
   'node:fs': { name: 'fs', fix: 'read it asynchronously (fs.promises) once it is needed, or read less at startup' },
@@ -14,15 +22,19 @@ const MODULES = {
   'node:zlib': { name: 'zlib', fix: 'use the asynchronous zlib API, or do it at build time' },
   'node:crypto': { name: 'crypto', fix: 'use the asynchronous form (crypto.scrypt, crypto.pbkdf2, ...), or do it at build time' },
 };
+// zlib's *Sync methods all run as one wrapper: any of their names is the call.
+const ZLIB_SYNC = ['gzipSync', 'gunzipSync', 'deflateSync', 'inflateSync', 'deflateRawSync', 'inflateRawSync', 'unzipSync',
+  'brotliCompressSync', 'brotliDecompressSync', 'zstdCompressSync', 'zstdDecompressSync'];
 const TOP_LEVEL_FIX = 'defer this work until it is first needed, or do it at build time';
+const TOP_LEVEL = 'top-level code';
 
-/** The app's own code: a file, not Node's internals and not coldstart's agent. */
-const isAppFrame = (frame) => /^(file:\/\/|\/)/.test(frame.url) && !/\/lib\/capture\/[\w-]+\.c?js$/.test(frame.url);
+const isTopLevel = (frame) => frame.functionName === '' && frame.lineNumber === 0 && frame.columnNumber === 0;
 
 /**
  * @param {{profile?: object}} result the capture result (its trimmed CPU profile)
  * @param {{readSource?: (file: string) => ?string, show?: (file: string) => string}} [options]
- * @returns {Array<{kind: 'sync-work', subject: string, file: string, line: ?number, estimatedMs: number, evidence: string, fix: string}>}
+ * @returns {Array<{kind: 'sync-work', subject: string, file: string, line: number, column: number, calls?: number[],
+ *   estimatedMs: number, samples: number, chain: string[], evidence: string, fix: string}>} largest first
  */
 function syncWork(result, options = {}) {
   const profile = result.profile;
@@ -32,67 +44,144 @@ function syncWork(result, options = {}) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parentOf = new Map();
   for (const n of profile.nodes) for (const c of n.children || []) parentOf.set(c, n.id);
+  const up = (node) => byId.get(parentOf.get(node.id));
 
-  const found = new Map(); // key -> { api, file, line, ms }
-  const add = (api, file, line, ms) => {
-    const key = `${api}\0${file}\0${line}`;
-    const entry = found.get(key) || { api, file, line, ms: 0 };
-    entry.ms += ms;
-    found.set(key, entry);
-  };
-  profile.samples.forEach((id, i) => {
-    const ms = (profile.timeDeltas[i + 1] || 0) / 1000;
-    const leaf = byId.get(id);
-    if (!leaf) return;
-    // The outermost call into one of the modules above, and the app's frame that made it.
-    let api = null;
-    for (let node = leaf; node; node = byId.get(parentOf.get(node.id))) {
-      const frame = node.callFrame;
-      const mod = MODULES[frame.url];
-      if (mod && /Sync$|^syncBufferWrapper$/.test(frame.functionName)) {
-        api = `${mod.name}.${frame.functionName === 'syncBufferWrapper' ? '*Sync' : frame.functionName}`;
-      } else if (api && isAppFrame(frame)) {
-        add(api, fileOfUrl(frame.url), null, ms);
-        return;
-      } else if (!api && node === leaf && isAppFrame(frame) && frame.functionName === '' && frame.lineNumber === 0) {
-        // The leaf is a module's own top-level code: the line most of its samples were on.
-        const ticks = (leaf.positionTicks || []).slice().sort((a, b) => b.ticks - a.ticks);
-        add('top-level code', fileOfUrl(frame.url), ticks.length ? ticks[0].line : null, ms);
-        return;
-      }
+  // The calls: (api, caller frame) -> on-CPU µs, samples, the heaviest stack.
+  const calls = new Map();
+  // A module's own top-level work: its top-level frame's node -> on-CPU µs, samples.
+  const topLevel = new Map();
+  for (const sample of timedSamples(profile)) {
+    const leaf = byId.get(sample.id);
+    if (!leaf || !sample.onCpu) continue;
+    const found = callerOf(leaf, up);
+    if (found) {
+      const { api, caller } = found;
+      const f = caller.callFrame;
+      const key = `${api}\0${f.url}\0${f.lineNumber}\0${f.columnNumber}`;
+      const entry = calls.get(key) || { api, frame: f, us: 0, samples: 0, stack: caller };
+      entry.us += sample.onCpu;
+      entry.samples++;
+      calls.set(key, entry);
+    } else if (isUserFrame(leaf.callFrame) && isTopLevel(leaf.callFrame)) {
+      const entry = topLevel.get(leaf.id) || { node: leaf, us: 0, samples: 0 };
+      entry.us += sample.onCpu;
+      entry.samples++;
+      topLevel.set(leaf.id, entry);
     }
-  });
+  }
 
+  const parsed = new Map();
+  const sitesOf = (file) => {
+    if (!parsed.has(file)) parsed.set(file, sourceSites(readSource(file)));
+    return parsed.get(file);
+  };
   const advice = [];
-  for (const { api, file, line, ms } of found.values()) {
-    if (ms < MIN_MS) continue;
-    const topLevel = api === 'top-level code';
-    const at = topLevel ? line : callLine(readSource(file), api);
-    const mod = topLevel ? null : MODULES[`node:${api.split('.')[0]}`];
+  for (const entry of calls.values()) {
+    const ms = entry.us / 1000;
+    if (ms < MIN_MS || entry.samples < MIN_SAMPLES) continue;
+    const file = fileOfUrl(entry.frame.url);
+    const sites = sitesOf(file);
+    if (!sites) continue;
+    const fn = isTopLevel(entry.frame) ? null : sites.functionAt(entry.frame.lineNumber, entry.frame.columnNumber);
+    if (!fn && !isTopLevel(entry.frame)) continue;
+    const name = entry.api.split('.')[1];
+    const found = sites.callsIn(fn, name === '*Sync' ? ZLIB_SYNC : [name]);
+    if (!found.length) continue; // the frame's own source makes no such call: not a line to show
+    const mod = MODULES[`node:${entry.api.split('.')[0]}`];
     advice.push({
       kind: 'sync-work',
-      subject: api,
+      subject: entry.api,
       file: show(file),
-      line: at,
-      estimatedMs: Math.round(ms * 100) / 100,
-      evidence: topLevel
-        ? `${ms.toFixed(1)} ms of the module's own top-level work before ready${at ? `, most of it at line ${at}` : ''} (CPU profile samples)`
-        : `${ms.toFixed(1)} ms blocked in ${api} called from ${show(file)} before ready (CPU profile samples)`,
-      fix: topLevel ? TOP_LEVEL_FIX : mod.fix,
+      line: found[0].line,
+      column: found[0].column,
+      ...(found.length > 1 ? { calls: found.map((c) => c.line) } : {}),
+      estimatedMs: round(ms),
+      samples: entry.samples,
+      chain: chainOf(entry.stack, up, show).concat(entry.api),
+      evidence: `${ms.toFixed(1)} ms on the CPU in ${entry.api} called from ${show(file)}:${found[0].line} before ready (${entry.samples} CPU profile samples)`,
+      fix: fixFor(file, mod.fix, show),
     });
   }
+  for (const entry of topLevel.values()) advice.push(...topLevelWork(entry, sitesOf, show, up));
   return advice.sort((a, b) => b.estimatedMs - a.estimatedMs);
 }
 
-/** The first line of the caller's source that calls the API (e.g. `readFileSync(`), or null. */
-function callLine(source, api) {
-  if (!source) return null;
-  const name = api.split('.')[1];
-  // zlib's *Sync methods all run as one wrapper: any of their names.
-  const pattern = name === '*Sync' ? /\b(?:gzip|gunzip|deflate|inflate|deflateRaw|inflateRaw|unzip|brotli\w+|zstd\w+)Sync\s*\(/ : new RegExp(`\\b${name}\\s*\\(`);
-  const lines = source.split('\n');
-  const i = lines.findIndex((l) => pattern.test(l));
-  return i === -1 ? null : i + 1;
+/**
+ * The sync API a sample's stack is in and the frame of the app's or a package's code that called
+ * it; null when there is none, or when Node's own code (the module loader) made the call.
+ */
+function callerOf(leaf, up) {
+  let api = null;
+  let apiUrl = null;
+  for (let node = leaf; node; node = up(node)) {
+    const frame = node.callFrame;
+    if (isOwnCode(frame.url)) continue; // coldstart's wrappers: look through them
+    const mod = MODULES[frame.url];
+    if (mod && /Sync$|^syncBufferWrapper$/.test(frame.functionName)) {
+      api = `${mod.name}.${frame.functionName === 'syncBufferWrapper' ? '*Sync' : frame.functionName}`;
+      apiUrl = frame.url;
+      continue; // the outermost such frame is the call that was made
+    }
+    if (!api) continue;
+    if (frame.url === apiUrl || frame.url === '') continue; // the API's own helpers and natives
+    return isUserFrame(frame) ? { api, caller: node } : null;
+  }
+  return null;
 }
 
-module.exports = { syncWork };
+/** The stack to a frame, outermost first: the app's and packages' frames only, as `name file:line`. */
+function chainOf(node, up, show) {
+  const frames = [];
+  for (let at = node; at; at = up(at)) {
+    const f = at.callFrame;
+    if (!isUserFrame(f)) continue;
+    const where = `${show(fileOfUrl(f.url))}:${f.lineNumber + 1}`;
+    frames.unshift(isTopLevel(f) ? `(top level) ${where}` : `${f.functionName || '(anonymous)'} ${where}`);
+  }
+  return frames.slice(-8);
+}
+
+/**
+ * A module's own top-level work, per line (V8's per-line ticks of the frame), where the line holds
+ * a call (JSON.parse has no frame of its own: its time is the line's).
+ */
+function topLevelWork(entry, sitesOf, show, up) {
+  const frame = entry.node.callFrame;
+  const ticks = entry.node.positionTicks || [];
+  const total = ticks.reduce((n, t) => n + t.ticks, 0);
+  if (!total) return [];
+  const file = fileOfUrl(frame.url);
+  const out = [];
+  for (const { line, ticks: n } of ticks) {
+    const ms = (entry.us / 1000) * (n / total);
+    const samples = Math.round(entry.samples * (n / total));
+    if (ms < MIN_MS || samples < MIN_SAMPLES) continue;
+    const sites = sitesOf(file);
+    const call = sites && sites.topLevelCallOnLine(line);
+    if (!call || call.callee === 'require') continue; // no call there (or a require: the loader's)
+    out.push({
+      kind: 'sync-work',
+      subject: TOP_LEVEL,
+      file: show(file),
+      line,
+      column: call.column,
+      estimatedMs: round(ms),
+      samples,
+      chain: chainOf(entry.node, up, show),
+      evidence: `${ms.toFixed(1)} ms on the CPU in the module's own top-level code at line ${line}, \`${call.callee}(…)\` (${samples} CPU profile samples)`,
+      fix: fixFor(file, TOP_LEVEL_FIX, show),
+    });
+  }
+  return out;
+}
+
+/** The fix for the app's own code, or what the app can do about a package's. */
+function fixFor(file, fix, show) {
+  const pkg = packageOf(file);
+  if (pkg === '(app)') return fix;
+  return `this is ${pkg}'s own code (${show(file)}): load ${pkg} only when it is first needed, or use a version or option of it that does not do this at load`;
+}
+
+const round = (n) => Math.round(n * 100) / 100;
+
+module.exports = { syncWork, MIN_MS, MIN_SAMPLES };

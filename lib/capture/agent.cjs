@@ -175,11 +175,12 @@ function start() {
     const t = hrNow();
     const filename = origResolve.apply(this, arguments);
     state.lastResolve = { filename, us: hrNow() - t };
-    // (requesting directory, request) -> file: what `start --mode memory` replays without stats.
+    // (requesting directory, request) -> file: what `start --mode memory` replays without stats;
+    // the requiring file too, for advice that must name every require of a module.
     // Node 22 passes { conditions } on every require; only `paths` makes a lookup special.
     if (parent && !(options && options.paths) && typeof request === 'string' && path.isAbsolute(filename)) {
       const from = parent.path || (parent.filename && path.dirname(parent.filename));
-      if (from) state.resolutions.push([from, request, filename]);
+      if (from) state.resolutions.push([from, request, filename, parent.filename || null]);
     }
     return filename;
   };

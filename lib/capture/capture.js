@@ -318,7 +318,7 @@ async function capture(options) {
     const cpuProfile = rawProfile && trimProfile(rawProfile, payload.resumeUs, payload.readyUs);
     const root = options.root ? path.resolve(cwd, options.root) : findRoot(payload.mainFile, cwd);
     const collected = collectFiles(withAncestors(payload, ancestors), root);
-    const { files, outsideRoot, resolutions, esmResolutions } = collected;
+    const { files, outsideRoot, resolutions, esmResolutions, requires } = collected;
     const modules = ancestors.length ? moduleRecords(payload) : collected.modules;
     const loadedFiles = new Set(modules.map((m) => m.file));
     return {
@@ -345,6 +345,7 @@ async function capture(options) {
       outsideRoot,
       resolutions,
       esmResolutions,
+      requires,
       network: payload.network || null, // what startup waited on (network-record.cjs)
     };
   }

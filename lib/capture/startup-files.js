@@ -136,7 +136,24 @@ function collectFiles(payload, root) {
     outsideRoot,
     resolutions: rootResolutions(payload.resolutions, root),
     esmResolutions: rootResolutions(payload.esmResolutions, root),
+    requires: requiringFiles(payload.resolutions, root),
   };
+}
+
+/** [requiring file, request, file] of every CommonJS require inside the root, root-relative, deduplicated. */
+function requiringFiles(list, root) {
+  const seen = new Set();
+  const out = [];
+  for (const [, request, to, fromFile] of list || []) {
+    const relFrom = fromFile ? relativeInside(root, fromFile) : null;
+    const relTo = relativeInside(root, to);
+    if (relFrom === null || relTo === null) continue;
+    const key = `${relFrom}\0${request}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push([relFrom, request, relTo]);
+  }
+  return out;
 }
 
 /** Resolutions whose origin (directory or file) and target are inside the root, root-relative, deduplicated. */

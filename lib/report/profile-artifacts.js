@@ -1,5 +1,5 @@
 'use strict';
-// Writes what `coldstart profile` leaves behind: startup.cpuprofile,
+// Writes what `coldstart profile` leaves behind: startup.cpuprofile (and startup.raw.cpuprofile),
 // startup-files.txt, report.json and report.html (and after-ready.cpuprofile with --after), each atomically.
 const fs = require('fs');
 const path = require('path');
@@ -17,8 +17,12 @@ function writeProfileArtifacts(result, outDir, cwd, { verification = null } = {}
   const shown = (f) => path.relative(cwd, f) || '.';
   const artifacts = {};
   if (result.profile) {
+    // The profile to open has coldstart's wrapper frames folded into their callers; the raw one is beside it.
+    const { foldOwnFrames } = require('../analyze/fold-own-frames.js');
     artifacts.profile = path.join(outDir, 'startup.cpuprofile');
-    writeFileAtomic(artifacts.profile, JSON.stringify(result.profile));
+    writeFileAtomic(artifacts.profile, JSON.stringify(foldOwnFrames(result.profile)));
+    artifacts.rawProfile = path.join(outDir, 'startup.raw.cpuprofile');
+    writeFileAtomic(artifacts.rawProfile, JSON.stringify(result.profile));
   }
   // profile --after: the window after the ready moment has a profile of its own.
   if (result.afterReady && result.afterReady.profile) {
