@@ -6,12 +6,14 @@ const { UsageError } = require('./errors.js');
 const UNITS = { ms: 1, s: 1000, m: 60000 };
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** '5s' | '250ms' | '2m' | '1500' (ms) -> milliseconds. */
+/** '5s' | '250ms' | '2m' -> milliseconds; a bare number is refused. */
 function parseDuration(value, flag) {
   const text = String(value).trim();
   const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text);
   if (!m) throw new UsageError(`invalid ${flag} "${value}": use a duration such as 500ms, 5s or 2m`);
-  const ms = Number(m[1]) * UNITS[m[2] || 'ms'];
+  // "--timeout 5" could mean 5 s or 5 ms: a unit is asked for, never guessed.
+  if (!m[2]) throw new UsageError(`invalid ${flag} "${value}": give a unit, e.g. ${m[1]}s or ${m[1]}ms`);
+  const ms = Number(m[1]) * UNITS[m[2]];
   if (!(ms > 0)) throw new UsageError(`invalid ${flag} "${value}": must be greater than zero`);
   // Node's timers hold at most 2^31 - 1 ms (24.8 days); a longer one fires at once.
   if (ms > MAX_TIMER_MS) throw new UsageError(`invalid ${flag} "${value}": at most 24 days`);
@@ -103,7 +105,7 @@ function afterWindowFromArgv(argv) {
 function captureOptions(yargs) {
   return yargs
     .option('until', { type: 'string', default: 'listen', describe: 'ready moment: listen (or tcp) | exit | <duration> (e.g. 5s) | http:/healthz (the first 2xx of a readiness URL polled every 10 ms from the first listen; http://:PORT/path for another port)' })
-    .option('timeout', { type: 'string', default: '60s', describe: 'give up when the app is not ready after this long' })
+    .option('timeout', { type: 'string', default: '60s', describe: 'give up when the app is not ready after this long (a duration with its unit: 30s, 500ms, 2m)' })
     .option('root', { type: 'string', describe: 'app root (default: nearest package.json above the entry, else cwd)' })
     .option('esm', { type: 'string', default: 'auto', describe: 'install ESM loader hooks: auto | always | never (auto: when the entry is ESM or loaders are used)' });
 }

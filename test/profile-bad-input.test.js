@@ -164,3 +164,11 @@ test('view --no-serve on a file that is not a profile: exit 2, nothing written',
     rm(dir);
   }
 });
+
+test('a duration without its unit is refused, never read as milliseconds', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    assertFailure(await runCli(['profile', '--timeout', '5', '--', 'node', 'server.js'], { cwd: dir }), 2, /invalid --timeout "5": give a unit, e\.g\. 5s or 5ms/, dir);
+    assertFailure(await runCli(['profile', '--after', '10', '--', 'node', 'server.js'], { cwd: dir }), 2, /invalid --after "10": give a unit/, dir);
+  } finally { rm(dir); }
+});

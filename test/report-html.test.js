@@ -94,8 +94,64 @@ test('coldstart profile writes report.html beside report.json and points at cold
     assert.match(r.stdout, /\n {2}\.coldstart\/report\.html\n/);
     assert.match(r.stdout, /coldstart view \.coldstart\/report\.html/);
     assert.match(r.stdout, /coldstart view \.coldstart\/startup\.cpuprofile/);
-    assert.deepStrictEqual(fs.readdirSync(out).sort(), ['report.html', 'report.json', 'startup-files.txt', 'startup.cpuprofile']);
+    assert.deepStrictEqual(fs.readdirSync(out).sort(), ['report.html', 'report.json', 'startup-files.txt', 'startup.cpuprofile', 'startup.raw.cpuprofile']);
   } finally {
     rm(dir);
   }
+});
+
+test('the advice leads: its card comes before the split, with each finding\'s evidence', () => {
+  const advice = [{
+    kind: 'lazy-load', subject: 'debug', file: 'server.js', line: 3, column: 15, request: 'debug', estimatedMs: 51,
+    evidence: '1 module loaded before ready', fix: "move require('debug') into the function that uses it",
+    samples: 12, runs: { seen: 2, of: 3 }, interval: [40, 60.5], command: "coldstart profile --verify-advice -- node '<app>.js'",
+    sites: [{ file: 'server.js', line: 3, column: 15, request: 'debug' }, { file: 'lib/log.js', line: 1, column: 14, request: 'debug' }],
+  }, {
+    kind: 'sync-work', subject: 'fs.readFileSync', file: 'lib/config.js', line: 9, estimatedMs: 6, evidence: '6 ms blocked',
+    fix: 'read it asynchronously', runs: { seen: 1, of: 1 }, chain: ['loadConfig (lib/config.js:9:3)', 'fs.readFileSync'],
+  }];
+  const html = renderReportHtml(makeReport({ advice }));
+  assert.ok(html.indexOf('id="advice"') > 0 && html.indexOf('id="advice"') < html.indexOf('id="split"'), 'advice before the split');
+  assert.ok(html.indexOf('id="advice"') > html.indexOf('</header>'), 'right under the header cards');
+  const card = /<section class="card" id="advice">([\s\S]*?)<\/section>/.exec(html)[1];
+  assert.match(card, /<code class="where">server\.js:3:15<\/code>/);
+  assert.match(card, /12 CPU samples; in 2 of 3 runs; estimate 51\.0 ms \[40\.0 ms … 60\.5 ms\]/);
+  assert.match(card, /change all 2 places:<ul><li><code>server\.js:3:15<\/code>[\s\S]*<code>lib\/log\.js:1:14<\/code>/);
+  assert.match(card, /<code class="command"[^>]*>coldstart profile --verify-advice -- node &#39;&#60;app&#62;\.js&#39;<\/code>/);
+  assert.match(card, /6 ms blocked; single run/);
+  assert.match(card, /<details class="chain"><summary>[^<]*2 frames\)<\/summary><ol><li><code>loadConfig \(lib\/config\.js:9:3\)<\/code><\/li><li><code>fs\.readFileSync<\/code>/);
+  assert.doesNotMatch(card, /<table/, 'a list that wraps, not a table that widens the card');
+});
+
+test('no advice: the card says nothing was found when there is a profile, and is left out without one', () => {
+  const html = renderReportHtml(makeReport({ advice: [] }));
+  assert.match(html, /id="advice"[\s\S]*No advice: nothing found above the evidence thresholds/);
+  assert.doesNotMatch(renderReportHtml(makeReport({ categories: null })), /id="advice"/);
+});
+
+test('boot is explained, the bare-Node floor sits beside it, off-CPU time and a busy machine are named', () => {
+  const machine = { offCpuMs: 30, offCpuShare: 0.23, loadAverage: [6.5, 4, 2], cpus: 2, floorMs: 38.4, busy: true };
+  const categories = { totalMs: 100, resolve: 20, read: 5, compile: 15, execute: 30, gc: 4, idle: 0, other: 6, offCpu: 20 };
+  const html = renderReportHtml(makeReport({ machine, categories, readyAt: 140 }));
+  assert.match(html, /<li data-key="boot"><i class="cat-boot"><\/i><b>Node start, before profiling<\/b> 40\.0 ms/);
+  assert.match(html, /bootstrap and coldstart&#39;s agent setup before the profiler starts; not the app&#39;s code/);
+  assert.match(html, /a bare Node that listens took 38\.4 ms here in the same run/);
+  assert.match(html, /class="seg cat-offCpu"/);
+  assert.match(html, /<b>not running \(machine busy\)<\/b> 20\.0 ms/);
+  assert.match(html, /time the thread was not on a CPU: it is nobody&#39;s code; a busy machine inflates it/);
+  const header = /<header[\s\S]*?<\/header>/.exec(html)[0];
+  assert.match(header, /The machine was busy: 23% of the time to ready the app was not running \(load average 6\.50 on 2 CPUs\); module times are CPU they used\./);
+
+  const calm = renderReportHtml(makeReport({ machine: { ...machine, busy: false, floorMs: null } }));
+  assert.doesNotMatch(calm, /machine was busy|bare Node/);
+  const old = renderReportHtml(makeReport());
+  assert.doesNotMatch(old, /machine was busy|bare Node|class="seg cat-offCpu"/, 'a report from before these fields');
+});
+
+test('counts are pluralised: 1 module, 1 package', () => {
+  const modules = [{ file: 'server.js', package: '(app)', kind: 'cjs', parent: null, startMs: 40, resolveMs: 0, loadMs: 8, selfMs: 8, inclusiveMs: 8 }];
+  const html = renderReportHtml(makeReport({ modules, packages: packageTotals(modules) }));
+  assert.match(html, /id="module-count">1 module</);
+  assert.match(html, /<div class="note">1 package<\/div>/);
+  assert.doesNotMatch(html, /\b1 (modules|packages)\b/);
 });

@@ -7,7 +7,9 @@ const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const { pathToFileURL } = require('url');
 const { copyFixture, runCli, spawnCli, waitFor, rm } = require('./helpers/app.js');
+const { renderReportHtml } = require('../lib/report/html.js');
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => fs.existsSync(p));
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
@@ -115,6 +117,100 @@ test('report.html in Chromium: no errors, no network, the slowest package first 
     assert.deepStrictEqual(problems, []);
   } finally {
     await page.close();
+  }
+});
+
+// A monorepo path with no space to break at: the kind that widened the old four-column table.
+const DEEP = `packages/${'a-directory-name-with-no-spaces-in-it/'.repeat(7)}src/startup-entry-point-with-a-long-name.js`;
+
+/** Findings with every optional field, as long as real ones get. */
+function longAdvice() {
+  return [
+    {
+      kind: 'lazy-load', subject: `@example-scope/${'reporting-'.repeat(9)}client`, file: DEEP, line: 12, column: 7,
+      request: `@example-scope/${'reporting-'.repeat(9)}client`, form: 'require', estimatedMs: 31.4,
+      evidence: '14 modules loaded before ready (31.4 ms with what they load); none of their functions ran before ready',
+      fix: `move require('@example-scope/${'reporting-'.repeat(9)}client') into the function that uses it`,
+      samples: 27, runs: { seen: 3, of: 3 }, interval: [24.9, 38.2],
+      sites: [1, 2, 3].map((n) => ({ file: DEEP.replace('entry-point', `entry-point-${n}`), line: 10 * n, column: 5, request: `@example-scope/${'reporting-'.repeat(9)}client` })),
+      command: `coldstart profile --verify-advice --runs 10 -- node ${DEEP} --config=${'/srv/configuration/'.repeat(6)}app.json`,
+    },
+    {
+      kind: 'sync-work', subject: 'fs.readFileSync', file: DEEP, line: 40, column: 18, estimatedMs: 8.2,
+      evidence: `8.2 ms blocked in fs.readFileSync called from ${DEEP} before ready (CPU profile samples)`,
+      fix: 'read the file asynchronously, or once at build time', samples: 7, runs: { seen: 1, of: 1 },
+      chain: ['Module._load', `loadConfiguration (${DEEP}:40:18)`, `readEverySchemaFileInTheConfigurationDirectoryRecursively (${DEEP}:88:3)`, 'fs.readFileSync'],
+    },
+  ];
+}
+
+test('report.html leads with the advice, which fits its card at 1000 and 1400 px; boot and a busy machine are explained', async (t) => {
+  if (!requireBrowser(t)) return;
+  const dir = copyFixture('slow-require');
+  const { page, problems } = await watchedPage((u) => u.startsWith('file:') || u.startsWith('data:'));
+  try {
+    const r = await runCli(['profile', '--coverage', '--quiet', '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, '.coldstart', 'report.json'), 'utf8'));
+    assert.ok(report.advice.some((a) => a.kind === 'lazy-load' && a.subject === 'slow.js'), 'the real finding: slow.js loaded eagerly');
+    report.advice.push(...longAdvice());
+    report.machine = { offCpuMs: 48, offCpuShare: 0.31, loadAverage: [7.92, 5.1, 3.3], cpus: 4, floorMs: 41.7, busy: true };
+    const file = path.join(dir, '.coldstart', 'report-long-advice.html');
+    fs.writeFileSync(file, renderReportHtml(report));
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('#tree .node');
+
+    assert.ok(await page.$eval('#advice', (advice) => Boolean(advice.compareDocumentPosition(document.querySelector('#split')) & Node.DOCUMENT_POSITION_FOLLOWING)),
+      'the advice comes before the split');
+    assert.strictEqual(await page.locator('#advice .advice-item').count(), report.advice.length);
+
+    for (const width of [1000, 1400]) {
+      await page.setViewportSize({ width, height: 900 });
+      const fit = await page.evaluate(() => {
+        const card = document.querySelector('#advice');
+        return { page: document.documentElement.scrollWidth, inner: window.innerWidth, scroll: card.scrollWidth, client: card.clientWidth };
+      });
+      assert.ok(fit.page <= fit.inner, `${width} px: the page is ${fit.page} px wide in a ${fit.inner} px window`);
+      assert.ok(fit.scroll <= fit.client, `${width} px: the advice card's content is ${fit.scroll} px wide in ${fit.client} px`);
+      const shot = path.join(SCREENSHOTS, `report-advice-${width}.png`);
+      await page.screenshot({ path: shot });
+      t.diagnostic(`report.html at ${width} px: ${shot}`);
+    }
+
+    // At 1400x900 the answer is on the first screen, without scrolling.
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const card = await page.locator('#advice').boundingBox();
+    const first = await page.locator('#advice .advice-item').first().boundingBox();
+    assert.ok(card.y >= 0 && card.y < 900, `the advice card starts at ${card.y}`);
+    assert.ok(first.y + first.height <= 900, `the first advice ends at ${first.y + first.height}`);
+    assert.match(await page.textContent('#advice .advice-item:first-child'), /slow\.js[\s\S]*server\.js:\d+/);
+
+    // Each line's evidence, where the report has it.
+    const long = page.locator('#advice .advice-item', { hasText: 'reporting-' }).first();
+    const text = await long.textContent();
+    assert.match(text, /27 CPU samples/);
+    assert.match(text, /in 3 of 3 runs/);
+    assert.match(text, /estimate 31\.4 ms \[24\.9 ms … 38\.2 ms\]/);
+    assert.match(text, /change all 3 places/);
+    assert.strictEqual(await long.locator('.sites li').count(), 3);
+    assert.match(await long.locator('code.command').textContent(), /^coldstart profile --verify-advice/);
+    const sync = page.locator('#advice .advice-item', { hasText: 'fs.readFileSync blocks startup' });
+    assert.match(await sync.textContent(), /single run/);
+    assert.strictEqual(await sync.locator('details.chain li').count(), 4);
+    assert.strictEqual(await sync.locator('details.chain li').first().isVisible(), false, 'the chain is folded');
+
+    // What the first segment of the split is, and what is normal for it here.
+    assert.match(await page.getAttribute('#split .seg[data-key="boot"]', 'title'), /before profiling/);
+    const boot = await page.textContent('#split .legend [data-key="boot"]');
+    assert.match(boot, /Node start, before profiling/);
+    assert.match(boot, /not the app's code/);
+    assert.match(boot, /a bare Node that listens took 41\.7 ms here in the same run/);
+    assert.match(await page.textContent('#machine-busy'), /^The machine was busy: 31% of the time to ready the app was not running \(load average 7\.92 on 4 CPUs\)/);
+    assert.deepStrictEqual(problems, []);
+  } finally {
+    await page.close();
+    rm(dir);
   }
 });
 

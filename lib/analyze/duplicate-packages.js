@@ -60,7 +60,7 @@ function duplicatePackages(result, options = {}) {
       line: null,
       estimatedMs,
       copies: list,
-      evidence: `${list.length} copies (${versions.join(', ')}): ${list.map((c) => `${c.dir} ${c.version || '?'}, ${c.modules} modules, ${c.ms} ms${c.pulledBy ? `, first required by ${c.pulledBy}` : ''}`).join('; ')}`,
+      evidence: `${list.length} copies (${versions.join(', ')}): ${list.map((c) => `${c.dir} ${c.version || '?'}, ${c.modules} module${c.modules === 1 ? '' : 's'}, ${c.ms} ms${c.pulledBy ? `, first required by ${c.pulledBy}` : ''}`).join('; ')}`,
       fix: versions.length === 1
         ? `the same version installed ${list.length} times: npm dedupe (npm ls ${name} shows who asks for each)`
         : `align the versions its dependents ask for, then npm dedupe (npm ls ${name} shows who asks for each)`,

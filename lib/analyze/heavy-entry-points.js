@@ -83,7 +83,7 @@ function heavyEntryPoints(result, options = {}) {
       line: first.line,
       estimatedMs,
       parts,
-      evidence: `${own.length} modules of ${row.package} loaded before ready; the app's code uses ${parts.join(', ')} (${show(first.file)}:${first.line})`,
+      evidence: `${own.length} module${own.length === 1 ? '' : 's'} of ${row.package} loaded before ready; the app's code uses ${parts.join(', ')} (${show(first.file)}:${first.line})`,
       fix: row.fix(parts),
       source: row.source,
     });

@@ -18,7 +18,7 @@ const round = (n) => (n == null ? n : Math.round(n * 100) / 100);
 
 /**
  * @param {object} result CaptureResult (its CPU profile, when it has one, gives the categories)
- * @param {{ artifacts?: object, readSource?: (file: string) => string|null, verification?: Array<object>|null }} [extra]
+ * @param {{ artifacts?: object, readSource?: (file: string) => string|null, verification?: Array<object>|null, floorMs?: number|null }} [extra]
  *   readSource finds the line of a require for the advice (its line is null without it);
  *   verification: what --verify-advice measured of the lazy-load advice (capture/verify-lazy.js)
  */
@@ -29,6 +29,7 @@ function buildReport(captured, extra = {}) {
   const apart = timeApart(result);
   const modules = result.modules.map((m) => {
     const { gcMs, idleMs } = apart.get(m.file) || { gcMs: null, idleMs: null };
+    const { selfMs, offCpuMs } = ownTime(m, gcMs || 0, idleMs || 0);
     return {
       file: show(m.file),
       package: m.package,
@@ -37,14 +38,16 @@ function buildReport(captured, extra = {}) {
       startMs: round(m.startMs),
       resolveMs: round(m.resolveMs),
       loadMs: round(m.loadMs),
-      // The module's own work: collections and idle time inside its window are shown apart.
-      selfMs: round(Math.max(0, m.selfMs - (gcMs || 0) - (idleMs || 0))),
+      // The module's own work: collections, idle time and time off the CPU inside its window are shown apart.
+      selfMs: round(selfMs),
       gcMs: round(gcMs),
       idleMs: round(idleMs),
+      offCpuMs: round(offCpuMs),
       inclusiveMs: round(m.inclusiveMs),
     };
   });
   const bytes = result.files.reduce((sum, f) => sum + f.bytes, 0);
+  const categories = categoriesOf(result.profile);
   const network = result.network ? require('./network-waits.js').networkReport(result.network, result.readyAt, show) : null;
   return {
     schema: SCHEMA_VERSION,
@@ -63,7 +66,8 @@ function buildReport(captured, extra = {}) {
     bytes,
     filesByVia: countBy(result.files, 'via'),
     outsideRoot: result.outsideRoot,
-    categories: categoriesOf(result.profile),
+    categories,
+    machine: machineOf(result, categories, extra.floorMs),
     packages: packageTotals(modules, new Map(result.files.map((f) => [f.path, f.bytes]))),
     modules,
     builtins: result.builtins || [],
@@ -74,6 +78,44 @@ function buildReport(captured, extra = {}) {
     ...verifiedAdvice(adviceOf(result, extra.readSource), extra.verification),
     artifacts: extra.artifacts || {},
   };
+}
+
+// At this share of the profiled time spent off the CPU (not idle), the machine inflated the run.
+const BUSY_SHARE = 0.1;
+
+/**
+ * How much of the profiled time the app's thread was not running though it had work (descheduled
+ * by a busy machine, stalled on page faults): profiled wall time minus the CPU it used minus its
+ * waits on the event loop, and the gaps the profile shows where the CPU time is not known.
+ * floorMs: a bare Node that listens, timed in the same run (profile measures it).
+ */
+function machineOf(result, categories, floorMs = null) {
+  if (!result.machine) return null;
+  let offCpuMs = categories ? categories.offCpu : null;
+  if (categories && Number.isFinite(result.cpuMs)) {
+    offCpuMs = Math.max(0, categories.totalMs - categories.idle - result.cpuMs, categories.offCpu);
+  }
+  const offCpuShare = offCpuMs != null && categories && categories.totalMs > 0 ? offCpuMs / categories.totalMs : null;
+  return {
+    offCpuMs: round(offCpuMs),
+    offCpuShare: offCpuShare == null ? null : Math.round(offCpuShare * 1000) / 1000,
+    loadAverage: result.machine.loadAverage,
+    cpus: result.machine.cpus,
+    floorMs: floorMs == null ? null : round(floorMs),
+    busy: offCpuShare != null && offCpuShare >= BUSY_SHARE,
+  };
+}
+
+/**
+ * A module's own time: the CPU its load used where the agent measured it (a busy machine that
+ * kept the thread waiting adds to its wall time, never to this), else its wall time; collections
+ * and waits on the event loop inside its window left out. offCpuMs: the rest of its wall time.
+ */
+function ownTime(m, gcMs, idleMs) {
+  const wallMs = Math.max(0, m.selfMs - idleMs);
+  if (m.cpuSelfMs == null) return { selfMs: Math.max(0, wallMs - gcMs), offCpuMs: null };
+  const cpuMs = Math.min(m.cpuSelfMs, wallMs);
+  return { selfMs: Math.max(0, cpuMs - gcMs), offCpuMs: wallMs - cpuMs };
 }
 
 /** GC and idle time inside each module's own window; empty without a CPU profile. */

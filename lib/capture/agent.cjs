@@ -110,6 +110,11 @@ function start() {
   const readFileSync = fs.readFileSync; // our own reads are not the app's
 
   const hrNow = () => Number(process.hrtime.bigint() / 1000n); // µs, same clock as the CPU profile
+  // CPU time used (µs): a module's own time is what it ran, not what a busy machine kept it waiting.
+  // The thread's where Node has it; else the process's (its helper threads counted too).
+  const cpuNow = typeof process.threadCpuUsage === 'function'
+    ? () => { const u = process.threadCpuUsage(); return u.user + u.system; }
+    : () => { const u = process.cpuUsage(); return u.user + u.system; };
   const agentStartUs = hrNow();
   const startUs = agentStartUs - Math.round(performance.now() * 1000); // process start on that clock
   // Times are reported without this agent's own setup and the pause spent waiting for the
@@ -173,8 +178,9 @@ function start() {
   Module._resolveFilename = function coldstartResolve(request, parent, isMain, options) {
     if (!state.recording) return origResolve.apply(this, arguments);
     const t = hrNow();
+    const c = cpuNow();
     const filename = origResolve.apply(this, arguments);
-    state.lastResolve = { filename, us: hrNow() - t };
+    state.lastResolve = { filename, us: hrNow() - t, cpuUs: cpuNow() - c };
     // (requesting directory, request) -> file: what `start --mode memory` replays without stats;
     // the requiring file too, for advice that must name every require of a module.
     // Node 22 passes { conditions } on every require; only `paths` makes a lookup special.
@@ -197,8 +203,10 @@ function start() {
   Module.prototype.load = function coldstartModuleLoad(filename) {
     if (!state.recording) return origModuleLoad.apply(this, arguments);
     const t0 = hrNow();
+    const c0 = cpuNow();
     const lr = state.lastResolve;
-    const resolveUs = lr && lr.filename === filename ? lr.us : 0;
+    const resolved = lr && lr.filename === filename;
+    const resolveUs = resolved ? lr.us : 0;
     state.lastResolve = null;
     const top = state.stack[state.stack.length - 1];
     const rec = {
@@ -209,6 +217,8 @@ function start() {
       resolveUs,
       childUs: 0,
       endUs: 0,
+      cpuUs: resolved ? lr.cpuUs - c0 : -c0, // the CPU clock's reading at the start, subtracted
+      childCpuUs: 0,
     };
     state.stack.push(rec);
     try {
@@ -216,7 +226,11 @@ function start() {
     } finally {
       state.stack.pop();
       rec.endUs = hrNow();
-      if (top) top.childUs += rec.endUs - rec.startUs;
+      rec.cpuUs += cpuNow();
+      if (top) {
+        top.childUs += rec.endUs - rec.startUs;
+        top.childCpuUs += rec.cpuUs;
+      }
       state.modules.push(rec);
     }
   };
@@ -312,6 +326,7 @@ function start() {
   }
 
   resumeUs = hrNow();
+  const resumeCpuUs = cpuNow();
   pausedUs = resumeUs - agentStartUs;
   state.waitMs = pausedUs / 1000;
 
@@ -331,6 +346,7 @@ function start() {
   function snapshot(reason, extra) {
     drainEsm();
     const readyUs = hrNow();
+    const cpuUs = cpuNow() - resumeCpuUs;
     return {
       pid: process.pid,
       reason,
@@ -340,6 +356,7 @@ function start() {
       resumeUs,
       readyUs,
       readyAt: msSinceStart(readyUs),
+      cpuMs: cpuUs / 1000, // CPU used from the resume to the ready moment
       waitMs: state.waitMs,
       releasedUs: state.releasedUs,
       mainFile: (require.main && require.main.filename) || (process.argv[1] && path.resolve(process.argv[1])) || null,
@@ -352,6 +369,8 @@ function start() {
         resolveMs: m.resolveUs / 1000,
         inclusiveMs: (m.endUs - m.startUs) / 1000,
         childMs: m.childUs / 1000,
+        cpuMs: m.cpuUs / 1000,
+        childCpuMs: m.childCpuUs / 1000,
       })),
       esm: state.esm.map((e) => {
         const mark = esmMarks.get(e.url);

@@ -330,6 +330,9 @@ async function capture(options) {
       until: untilLabel(),
       reason: payload.reason,
       readyAt: payload.readyAt,
+      cpuMs: payload.cpuMs ?? null,
+      // How busy the machine was around the run: the report says when it inflated the times.
+      machine: { loadAverage: os.loadavg().map((n) => Math.round(n * 100) / 100), cpus: os.availableParallelism() },
       attachMs: payload.waitMs,
       partial,
       pid: payload.pid,

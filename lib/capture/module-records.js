@@ -7,7 +7,7 @@ const round = (n) => Math.round(n * 1000) / 1000;
 
 /**
  * @param {object} payload what the agent handed over at the ready moment
- * @returns {Array<{file, kind, package, parent, resolveMs, loadMs, selfMs, inclusiveMs, startMs}>}
+ * @returns {Array<{file, kind, package, parent, resolveMs, loadMs, selfMs, cpuSelfMs?, inclusiveMs, startMs}>}
  */
 function moduleRecords(payload) {
   const byFile = new Map();
@@ -24,6 +24,9 @@ function moduleRecords(payload) {
       resolveMs: round(m.resolveMs),
       loadMs: round(m.inclusiveMs - m.resolveMs),
       selfMs: round(Math.max(0, m.inclusiveMs - m.childMs)),
+      // The CPU its own load used (its resolution included, modules it loaded excluded): selfMs
+      // minus the time it was not running. Absent from agents that do not measure it.
+      ...(Number.isFinite(m.cpuMs) ? { cpuSelfMs: round(Math.max(0, m.cpuMs - (m.childCpuMs || 0))) } : {}),
       inclusiveMs: round(m.inclusiveMs),
       startMs: round(m.startMs),
     });

@@ -113,4 +113,4 @@ function checkReport({ details, samples, control }, runs, floor) {
   };
 }
 
-module.exports = { measureRuns };
+module.exports = { measureRuns, floorCommand };

@@ -60,10 +60,29 @@ async function profileHere(argv, ctx, outDir, { options, interval, after, verify
     force: traps.force,
   }));
   const verification = verifyRuns && !result.partial ? await verifyAdvice(result, options, verifyRuns, after, argv, ctx) : null;
+  const floorMs = result.partial ? null : await machineFloorMs(options);
   const { writeProfileArtifacts } = require('../report/profile-artifacts.js');
-  const report = writeProfileArtifacts(result, outDir, ctx.cwd, { verification });
+  const report = writeProfileArtifacts(result, outDir, ctx.cwd, { verification, floorMs });
   printReport(report, argv, ctx);
   return result.partial ? 130 : 0;
+}
+
+/**
+ * The machine's floor now: a bare Node of the app's binary reaching the same ready moment, timed
+ * once right after the capture (as check pairs each run with one). Beside the app's own start it
+ * tells a slow Node start from a slow app; null when there is none to run or it failed.
+ */
+async function machineFloorMs(options) {
+  const { floorCommand } = require('../check/measure-runs.js');
+  const command = floorCommand(options.command, options.until || { mode: 'listen' });
+  if (!command) return null;
+  const { capture } = require('../capture/capture.js');
+  try {
+    const r = await capture({ ...options, command, timingOnly: true, stdout: undefined, stderr: undefined });
+    return Number.isFinite(r.readyAt) ? r.readyAt : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The report as one JSON document (--json) or the terminal summary. */

@@ -4,11 +4,11 @@
 // timeline and the require tree are drawn in the page from the embedded report. Pure.
 const { shellLine } = require('../shell-words.js');
 const { moduleCount, momentOf } = require('../analyze/startup-report.js');
-const { ms, size, gcShare, noReuseLine, verifiedText } = require('./terminal.js');
+const { ms, size, count, gcShare, noReuseLine, verifiedText } = require('./terminal.js');
 
-const CATEGORY_ORDER = ['resolve', 'read', 'compile', 'execute', 'gc', 'other', 'idle'];
+const CATEGORY_ORDER = ['resolve', 'read', 'compile', 'execute', 'gc', 'other', 'idle', 'offCpu'];
 const CATEGORY_LABELS = {
-  boot: 'before profiling',
+  boot: 'Node start, before profiling',
   resolve: 'resolve',
   read: 'read',
   compile: 'compile',
@@ -16,9 +16,10 @@ const CATEGORY_LABELS = {
   gc: 'gc',
   other: 'other',
   idle: 'idle',
+  offCpu: 'not running (machine busy)',
 };
 const CATEGORY_HINTS = {
-  boot: 'Node boot before the profiler started; not sampled',
+  boot: 'Node\'s own bootstrap and coldstart\'s agent setup before the profiler starts; not the app\'s code',
   resolve: 'finding module files: stat, package.json',
   read: 'reading module sources from disk',
   compile: 'compiling sources to functions',
@@ -26,6 +27,7 @@ const CATEGORY_HINTS = {
   gc: 'garbage collection',
   other: 'native code with no JavaScript frame',
   idle: 'waiting on timers or I/O',
+  offCpu: 'time the thread was not on a CPU: it is nobody\'s code; a busy machine inflates it',
 };
 
 // Light tints, distinct next to each other, readable under dark text. The slowest packages get
@@ -40,8 +42,6 @@ const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (ch) => `&#${ch.charCodeA
 // The terminal's formats, with a dash for a figure the report does not have.
 const fmtMs = (n) => (Number.isFinite(n) ? ms(n) : '–');
 const fmtBytes = (n) => (Number.isFinite(n) ? size(n) : '–');
-
-/** The command as a person would type it in a POSIX shell. */
 
 function hashHue(name) {
   let h = 0;
@@ -78,12 +78,16 @@ function renderSplit(report) {
   if (!split) {
     return '<p class="muted">No CPU profile in this report, so no split by category.</p>';
   }
-  const bar = split.map((s) => `<div class="seg cat-${s.key}" style="flex-grow:${s.share.toFixed(5)}" ` +
+  // A bare Node's time to listen, measured in the same run: tells whether the boot segment is normal here.
+  const floorMs = report.machine && Number.isFinite(report.machine.floorMs) ? report.machine.floorMs : null;
+  const bar = split.map((s) => `<div class="seg cat-${s.key}" data-key="${s.key}" style="flex-grow:${s.share.toFixed(5)}" ` +
     `title="${esc(`${CATEGORY_LABELS[s.key]}: ${fmtMs(s.ms)} (${(s.share * 100).toFixed(1)}%) – ${CATEGORY_HINTS[s.key]}`)}">` +
     (s.share > 0.07 ? `<span>${esc(CATEGORY_LABELS[s.key])} ${esc(fmtMs(s.ms))}</span>` : '') + '</div>').join('');
-  const legend = split.map((s) => `<li><i class="cat-${s.key}"></i><b>${esc(CATEGORY_LABELS[s.key])}</b> ` +
+  const legend = split.map((s) => `<li data-key="${s.key}"><i class="cat-${s.key}"></i><b>${esc(CATEGORY_LABELS[s.key])}</b> ` +
     `${esc(fmtMs(s.ms))} <span class="muted">${(s.share * 100).toFixed(0)}%</span>` +
-    `<div class="hint">${esc(CATEGORY_HINTS[s.key])}</div></li>`).join('');
+    `<div class="hint">${esc(CATEGORY_HINTS[s.key])}</div>` +
+    (s.key === 'boot' && floorMs != null ? `<div class="hint floor">for comparison, a bare Node that listens took ${esc(fmtMs(floorMs))} here in the same run</div>` : '') +
+    '</li>').join('');
   return `<div class="splitbar" role="img" aria-label="time to ready by category">${bar}</div><ul class="legend">${legend}</ul>`;
 }
 
@@ -134,7 +138,7 @@ function renderModules(report, colors) {
     `<td class="num" data-v="${m.inclusiveMs}">${esc(fmtMs(m.inclusiveMs))}</td>` +
     `</tr>`).join('\n');
   return `<div class="tools"><input type="search" id="module-filter" placeholder="filter by file or package" aria-label="filter modules">
-<span class="muted" id="module-count">${report.modules.length} modules</span></div>
+<span class="muted" id="module-count">${esc(count(report.modules.length, 'module'))}</span></div>
 <div class="scroll"><table class="sortable" id="modules-table">
 <thead><tr><th data-type="text">file</th><th data-type="text">package</th><th data-type="text">kind</th>
 <th data-type="num" class="num" title="when its require/import began, ms from process start">start</th>
@@ -174,23 +178,73 @@ function renderOutside(report) {
     `<ul class="outside">${list.map((f) => `<li><code>${esc(f)}</code></li>`).join('')}</ul>`;
 }
 
-/** The advice (lazy-load candidates with --coverage, packages loaded from several copies): one row per finding. */
+/** file:line:column, as much of it as the finding gives. */
+function placeText(p) {
+  if (!p.file) return '';
+  if (!p.line) return p.file;
+  return p.column ? `${p.file}:${p.line}:${p.column}` : `${p.file}:${p.line}`;
+}
+
+/** How sure a finding is: CPU samples, how many runs saw it, the estimate's interval. */
+function adviceFacts(a) {
+  const facts = [];
+  if (Number.isFinite(a.samples)) facts.push(count(a.samples, 'CPU sample'));
+  if (a.runs) facts.push(a.runs.of > 1 ? `in ${a.runs.seen} of ${a.runs.of} runs` : 'single run');
+  if (Array.isArray(a.interval) && a.interval.length === 2) {
+    facts.push(`estimate ${fmtMs(a.estimatedMs)} [${fmtMs(a.interval[0])} … ${fmtMs(a.interval[1])}]`);
+  }
+  return facts;
+}
+
+/** What to do, in a few words. */
+function adviceWhat(a) {
+  if (a.kind === 'duplicate-package') return `${a.subject}: ${a.copies.length} copies`;
+  if (a.kind === 'sync-work') return `${a.subject} blocks startup`;
+  if (a.kind === 'heavy-entry-point') return `${a.subject}: a lighter entry point`;
+  if (a.kind.startsWith('container-')) return `${a.subject} in the container`;
+  return `load ${a.subject} lazily`;
+}
+
+/** One finding: saving, what and where, the fix, then the evidence it rests on. */
+function adviceItem(a) {
+  const where = placeText(a);
+  const evidence = [a.evidence, ...adviceFacts(a)].filter(Boolean).join('; ');
+  const sites = Array.isArray(a.sites) && a.sites.length
+    ? `<div class="sites">${a.sites.length > 1 ? `change all ${a.sites.length} places` : 'change 1 place'}:<ul>` +
+      a.sites.map((s) => `<li><code>${esc(placeText(s))}</code>${s.request ? ` <span class="muted">${esc(s.request)}</span>` : ''}</li>`).join('') +
+      '</ul></div>'
+    : '';
+  const chain = Array.isArray(a.chain) && a.chain.length
+    ? `<details class="chain"><summary>call chain, outermost first (${count(a.chain.length, 'frame')})</summary><ol>` +
+      a.chain.map((frame) => `<li><code>${esc(frame)}</code></li>`).join('') + '</ol></details>'
+    : '';
+  return '<li class="advice-item">' +
+    `<div class="saving" title="estimated saving">${esc(fmtMs(a.estimatedMs))}</div>` +
+    '<div class="advice-body">' +
+    `<div class="what"><b>${esc(adviceWhat(a))}</b>${where ? ` <code class="where">${esc(where)}</code>` : ''}</div>` +
+    `<div class="fix">${esc(a.fix)}</div>` +
+    `<div class="evidence muted small">${esc(evidence)}${a.source ? `; documented at ${esc(a.source)}` : ''}</div>` +
+    sites + chain +
+    (a.command ? `<div class="proof small">prove it: <code class="command" title="one click selects it all">${esc(a.command)}</code></div>` : '') +
+    (a.verified ? `<div class="small"><b>${esc(verifiedText(a.verified))}</b></div>` : '') +
+    '</div></li>';
+}
+
+/**
+ * The advice, first in the page because it is the answer: one item per finding (a list, not a
+ * table, so long paths wrap inside the card). Always there when the report has a CPU profile, so
+ * no advice reads as "nothing found" rather than "not looked for".
+ */
 function renderAdvice(report) {
   const advice = report.advice || [];
   const dropped = report.adviceDropped || [];
-  if (!advice.length && !dropped.length) return '';
-  const what = (a) => (a.kind === 'duplicate-package' ? `${a.subject}: ${a.copies.length} copies`
-    : a.kind === 'sync-work' ? `${a.subject} blocks startup`
-      : a.kind === 'heavy-entry-point' ? `${a.subject}: a lighter entry point`
-        : a.kind.startsWith('container-') ? `${a.subject} in the container` : `load ${a.subject} lazily`);
-  const rows = advice.map((a) => `<tr><td class="num">${esc(fmtMs(a.estimatedMs))}</td><td><b>${esc(what(a))}</b></td>` +
-    `<td><code>${esc(a.line ? `${a.file}:${a.line}` : a.file)}</code></td><td>${esc(a.fix)}<br><span class="muted small">${esc(a.evidence)}${a.source ? `; documented at ${esc(a.source)}` : ''}</span>` +
-    `${a.verified ? `<br><b class="small">${esc(verifiedText(a.verified))}</b>` : ''}</td></tr>`);
-  const gone = dropped.map((d) => `<li>load ${esc(d.subject)} lazily (<code>${esc(d.line ? `${d.file}:${d.line}` : d.file)}</code>): ${esc(d.reason)}</li>`).join('');
+  if (!advice.length && !dropped.length && !report.categories) return '';
+  const items = advice.map(adviceItem).join('\n');
+  const gone = dropped.map((d) => `<li>load ${esc(d.subject)} lazily (<code>${esc(placeText(d))}</code>): ${esc(d.reason)}</li>`).join('');
   return `<section class="card" id="advice">
   <h2>Advice <span class="muted small">estimated savings: check them with a run (profile --verify-advice)</span></h2>
-  <table><thead><tr><th>saving</th><th>what</th><th>where</th><th>how</th></tr></thead><tbody>${rows.join('')}</tbody></table>
-  ${gone ? `<h3>Dropped by verification</h3><ul>${gone}</ul>` : ''}
+  ${items ? `<ol class="advice-list">${items}</ol>` : '<p class="muted" id="no-advice">No advice: nothing found above the evidence thresholds.</p>'}
+  ${gone ? `<h3>Dropped by verification</h3><ul class="dropped">${gone}</ul>` : ''}
 </section>
 `;
 }
@@ -236,10 +290,10 @@ function renderAfterReady(report) {
   const findings = a.findings.map((f) => `<li>${esc(f.kind === 'cpu-outside-requests'
     ? `${fmtMs(f.ms)} of CPU ran while no request was in flight: ${f.fix}`
     : noReuseLine(f))}</li>`).join('');
-  const table = (title, body, head) => (body ? `<h3>${title}</h3><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>` : '');
+  const table = (title, body, head) => (body ? `<h3>${title}</h3><div class="scroll"><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>` : '');
   const fnHead = '<th>function</th><th>where</th><th class="num">total</th>';
   return `<section class="card" id="after-ready">
-  <h2>After ready <span class="muted small">${esc(fmtMs(a.durationMs))}, ${a.requests} requests served; CPU ${esc(fmtMs(a.cpuMs))}: in requests ${esc(fmtMs(a.inRequestCpuMs))}, outside requests ${esc(fmtMs(a.outsideRequestsCpuMs))}</span></h2>
+  <h2>After ready <span class="muted small">${esc(fmtMs(a.durationMs))}, ${esc(count(a.requests, 'request'))} served; CPU ${esc(fmtMs(a.cpuMs))}: in requests ${esc(fmtMs(a.inRequestCpuMs))}, outside requests ${esc(fmtMs(a.outsideRequestsCpuMs))}</span></h2>
   ${findings ? `<ul>${findings}</ul>` : ''}
   ${table('CPU outside requests', users(a.outside), fnHead)}
   ${table('CPU in requests', users(a.inside), fnHead)}
@@ -268,6 +322,20 @@ function placeLine(report) {
   const phases = [['archive ready', p.archiveReady], ['first module', p.firstModule], ['ready', p.ready]]
     .filter(([, v]) => v != null).map(([k, v]) => `${k} ${fmtMs(v)}`).join(', ');
   return ` · a production cold start (COLDSTART_REPORT: per-package load times, no profile)${phases ? `: ${esc(phases)}` : ''}`;
+}
+
+/**
+ * One line when the machine was busy during the run: much of the time to ready was then the app
+ * waiting for a CPU, which module times (CPU they used) do not show.
+ */
+function renderBusyBanner(report) {
+  const m = report.machine;
+  if (!m || !m.busy) return '';
+  const share = Number.isFinite(m.offCpuShare) ? `${Math.round(m.offCpuShare * 100)}%` : 'part';
+  const load = Array.isArray(m.loadAverage) && Number.isFinite(m.loadAverage[0])
+    ? ` (load average ${m.loadAverage[0].toFixed(2)}${Number.isFinite(m.cpus) ? ` on ${count(m.cpus, 'CPU')}` : ''})` : '';
+  return `<p class="busy" id="machine-busy">The machine was busy: ${esc(share)} of the time to ready the app was not running${esc(load)}; ` +
+    'module times are CPU they used.</p>';
 }
 
 /** JSON that can sit inside a <script> element. */
@@ -315,13 +383,15 @@ function renderReportHtml(report) {
   <div class="meta">node <b id="node-version">${esc(report.node)}</b> · root <code>${esc(report.root)}</code> · pid ${esc(report.pid)}${placeLine(report)}</div>
   <div class="stats">
     ${stat(`time to ready (${momentOf(report.until)})`, fmtMs(report.readyAt), report.attachMs != null ? `excludes a ${fmtMs(report.attachMs)} profiler pause` : '')}
-    ${stat('modules', String(moduleCount(report)), `${(report.packages || []).length} packages`)}
+    ${stat('modules', String(moduleCount(report)), count((report.packages || []).length, 'package'))}
     ${stat('loading modules', fmtMs(moduleMs), Number.isFinite(firstModule) ? `first module at ${fmtMs(firstModule)}` : '')}
     ${stat('files read', String(report.files), fmtBytes(report.bytes))}
     ${stat('outside the root', String(outside), outside ? 'never packed' : 'all packable')}
   </div>
+  ${renderBusyBanner(report)}
 </header>
 
+${renderAdvice(report)}
 <section class="card" id="split">
   <h2>Where the time to ready went</h2>
   ${renderSplit(report)}
@@ -354,7 +424,6 @@ ${renderAfterReady(report)}
   ${renderModules(report, colors)}
 </section>
 
-${renderAdvice(report)}
 <section class="card" id="outside">
   <h2>Read outside the root</h2>
   ${renderOutside(report)}
@@ -376,7 +445,7 @@ ${renderAdvice(report)}
 const STYLE = `
 :root { --bg: #f4f6f9; --card: #fff; --fg: #1d2430; --muted: #5f6b7a; --line: #e2e6ec; --accent: #2f6fce;
   --boot: #d5dae1; --resolve: #5b8fd1; --read: #4fb3a9; --compile: #9b7ed6; --execute: #ee9a4d; --gc: #e06b6b;
-  --other: #a3acb9; --idle: #e8ebef; color-scheme: light; }
+  --other: #a3acb9; --idle: #e8ebef; --offcpu: #c98f86; color-scheme: light; }
 * { box-sizing: border-box; }
 body { margin: 0; padding: 20px; background: var(--bg); color: var(--fg);
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
@@ -390,7 +459,8 @@ h2 { font-size: 16px; margin: 0 0 10px; }
 .brand { font-weight: 700; color: var(--accent); letter-spacing: 0.02em; }
 .brand span { color: var(--muted); font-weight: 500; }
 .badge { font-style: normal; background: #fde7b0; color: #6b4a00; border-radius: 4px; padding: 1px 6px; font-size: 12px; }
-.meta { color: var(--muted); margin-bottom: 12px; }
+.meta { color: var(--muted); margin-bottom: 12px; overflow-wrap: anywhere; }
+.busy { margin: 12px 0 0; padding: 7px 12px; border-radius: 6px; background: #fde7b0; color: #5a3e00; border: 1px solid #efcf7a; }
 .stats { display: flex; flex-wrap: wrap; gap: 10px; }
 .stat { flex: 1 1 160px; border: 1px solid var(--line); border-radius: 8px; padding: 8px 12px; }
 .stat .label { color: var(--muted); font-size: 12px; }
@@ -405,10 +475,11 @@ h2 { font-size: 16px; margin: 0 0 10px; }
 .cat-resolve { background: var(--resolve); } .cat-read { background: var(--read); } .cat-compile { background: var(--compile); }
 .cat-execute { background: var(--execute); } .cat-gc { background: var(--gc); } .cat-other { background: var(--other); }
 .cat-idle { background: var(--idle); }
+.cat-offCpu { background: repeating-linear-gradient(135deg, var(--offcpu), var(--offcpu) 5px, #dfb6af 5px, #dfb6af 10px); }
 .legend { list-style: none; padding: 0; margin: 12px 0 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(190px, 1fr)); gap: 6px 16px; }
 .legend i { display: inline-block; width: 12px; height: 12px; border-radius: 3px; vertical-align: -1px; margin-right: 6px; }
-.legend li { white-space: nowrap; }
 .legend .hint { color: var(--muted); font-size: 12px; margin-left: 18px; white-space: normal; }
+.legend .hint.floor { color: var(--fg); margin-top: 3px; }
 .timeline { position: relative; overflow: hidden; }
 .timeline .axis { position: relative; height: 20px; border-bottom: 1px solid var(--line); font-size: 11px; color: var(--muted); }
 .timeline .tick { position: absolute; top: 0; transform: translateX(-50%); white-space: nowrap; }
@@ -451,7 +522,20 @@ tbody tr:hover { background: #f3f6fa; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 7px; vertical-align: 0; box-shadow: inset 0 0 0 0.5px rgba(0,0,0,0.3); }
 .barcell { width: 28%; min-width: 120px; }
 .minibar { height: 10px; border-radius: 2px; min-width: 1px; }
-.outside { margin: 6px 0 0; padding-left: 20px; }
+.outside { margin: 6px 0 0; padding-left: 20px; overflow-wrap: anywhere; }
+/* Advice as a list, not a table: paths and commands of any length wrap inside the card. */
+.advice-list { list-style: none; margin: 0; padding: 0; }
+.advice-item { display: grid; grid-template-columns: 80px minmax(0, 1fr); gap: 0 14px; padding: 9px 0; border-top: 1px solid var(--line); }
+.advice-item:first-child { border-top: 0; padding-top: 0; }
+.advice-item .saving { font-size: 17px; font-weight: 650; color: var(--accent); text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.advice-body { min-width: 0; overflow-wrap: anywhere; }
+.advice-body > div + div, .advice-body > details { margin-top: 2px; }
+.advice-body code { overflow-wrap: anywhere; }
+.advice-body .where { margin-left: 6px; color: var(--muted); }
+.advice-body ul, .advice-body ol { margin: 2px 0 0; padding-left: 20px; }
+.advice-body summary { cursor: pointer; color: var(--muted); font-size: 12px; }
+.advice-body .command { user-select: all; white-space: pre-wrap; background: #f3f5f8; border: 1px solid var(--line); border-radius: 4px; padding: 0 5px; }
+#advice .dropped { overflow-wrap: anywhere; }
 .details { display: grid; grid-template-columns: max-content 1fr; gap: 4px 18px; margin: 0; }
 .details dt { color: var(--muted); }
 .details dd { margin: 0; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; word-break: break-all; }
@@ -468,6 +552,7 @@ function client(data) {
   const $ = (sel) => document.querySelector(sel);
   const fmt = (n) => (n == null || !isFinite(n) ? '–' : n >= 100 ? Math.round(n) + ' ms' : n.toFixed(1) + ' ms');
   const color = (pkg) => data.colors[pkg] || '#ccc';
+  const plural = (n, noun) => n + ' ' + noun + (n === 1 ? '' : 's');
   const el = (tag, cls, text) => {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -517,7 +602,7 @@ function client(data) {
   function showTip(ev, n) {
     tip.replaceChildren(
       el('div', 't', n.file),
-      el('div', 'd', n.root ? data.modules.length + ' modules' : n.package + ' · ' + n.kind + (n.parent ? ' · required by ' + n.parent : ' · entry')),
+      el('div', 'd', n.root ? plural(data.modules.length, 'module') : n.package + ' · ' + n.kind + (n.parent ? ' · required by ' + n.parent : ' · entry')),
       el('div', '', 'inclusive ' + fmt(n.inclusiveMs) + (n.root ? '' : ' · self ' + fmt(n.selfMs) + ' · resolve ' + fmt(n.resolveMs))),
       el('div', 'd', n.root ? '' : 'started at ' + fmt(n.startMs) + ' · ' + n.children.length + (n.children.length === 1 ? ' direct require' : ' direct requires')));
     tip.hidden = false;
@@ -679,7 +764,7 @@ function client(data) {
     box.replaceChildren(
       el('div', 'file', n.file),
       el('div', 'figs', n.root
-        ? data.modules.length + ' modules · ' + fmt(n.inclusiveMs) + ' loading them'
+        ? plural(data.modules.length, 'module') + ' · ' + fmt(n.inclusiveMs) + ' loading them'
         : n.package + ' · ' + n.kind + ' · self ' + fmt(n.selfMs) + ' · inclusive ' + fmt(n.inclusiveMs) +
           ' · resolve ' + fmt(n.resolveMs) + ' · started at ' + fmt(n.startMs)),
       el('div', 'muted', n.root ? '' : (n.parent ? 'required by ' + n.parent : 'entry') +
@@ -724,7 +809,7 @@ function client(data) {
         row.hidden = !hit;
         if (hit) shown++;
       }
-      $('#module-count').textContent = q ? shown + ' of ' + data.modules.length + ' modules' : data.modules.length + ' modules';
+      $('#module-count').textContent = q ? shown + ' of ' + plural(data.modules.length, 'module') : plural(data.modules.length, 'module');
     });
   }
 

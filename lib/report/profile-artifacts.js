@@ -10,10 +10,11 @@ const { buildReport } = require('../analyze/startup-report.js');
  * @param {object} result CaptureResult
  * @param {string} outDir
  * @param {string} cwd for the paths shown to the user
- * @param {{ verification?: Array<object>|null }} [extra] what --verify-advice measured (verify-lazy.js)
+ * @param {{ verification?: Array<object>|null, floorMs?: number|null }} [extra] what --verify-advice measured
+ *   (verify-lazy.js); a bare Node's time to ready in the same run
  * @returns {object} the report (report.json content)
  */
-function writeProfileArtifacts(result, outDir, cwd, { verification = null } = {}) {
+function writeProfileArtifacts(result, outDir, cwd, { verification = null, floorMs = null } = {}) {
   const shown = (f) => path.relative(cwd, f) || '.';
   const artifacts = {};
   if (result.profile) {
@@ -37,6 +38,7 @@ function writeProfileArtifacts(result, outDir, cwd, { verification = null } = {}
     artifacts: Object.fromEntries(Object.entries(artifacts).map(([k, v]) => [k, shown(v)])),
     readSource,
     verification,
+    floorMs,
   });
   writeFileAtomic(artifacts.report, JSON.stringify(report, null, 2) + '\n');
   const { renderReportHtml } = require('./html.js');

@@ -43,9 +43,11 @@ function renderProfileSummary(report, opts = {}) {
   const status = report.partial ? c.yellow(' (partial: interrupted)') : '';
   const moment = momentOf(report.until);
   lines.push(`${c.bold('coldstart')}: ready (${moment}) after ${c.bold(ms(report.readyAt))}${status}`);
-  lines.push(`  ${report.modules.length} modules, ${report.files} files, ${size(report.bytes)} read to start` +
-    (report.outsideRoot.length ? `, ${report.outsideRoot.length} files outside the root` : ''));
+  lines.push(`  ${count(report.modules.length, 'module')}, ${count(report.files, 'file')}, ${size(report.bytes)} read to start` +
+    (report.outsideRoot.length ? `, ${count(report.outsideRoot.length, 'file')} outside the root` : ''));
   lines.push(`  root ${report.root}   node ${report.node}`);
+  const busy = busyLine(report.machine);
+  if (busy) lines.push(c.yellow(`  ${busy}`));
   if (report.container) lines.push(`  in a container of ${report.container.image} under ${report.container.runtime}${report.container.runtime === 'runsc' ? ' (gVisor)' : ''}`);
 
   if (report.categories) {
@@ -96,6 +98,15 @@ function renderProfileSummary(report, opts = {}) {
       c.dim('  or Chrome DevTools > Performance > Load profile'));
   }
   return lines.join('\n') + '\n';
+}
+
+/** One line when a busy machine inflated the run (report.machine), else null. */
+function busyLine(machine) {
+  if (!machine || !machine.busy) return null;
+  const floor = machine.floorMs != null ? `; a bare Node reached the same moment in ${ms(machine.floorMs)} right after` : '';
+  return `the machine was busy: the app was not running for ${Math.round(machine.offCpuShare * 100)}% of the profiled time ` +
+    `(${ms(machine.offCpuMs)}, load average ${machine.loadAverage[0]} on ${count(machine.cpus, 'CPU')}${floor}); ` +
+    'module times are the CPU they used, the rest is shown apart';
 }
 
 /**

@@ -1,0 +1,55 @@
+'use strict';
+// On a busy machine (two busy loops on a 2-core runner), a module's self time is the CPU it used,
+// not the time the machine kept it waiting: a module that uses 50 ms of CPU reads 50 ± 5 ms, a
+// one-line module under 2 ms, and the time the app was not running is reported apart. Ground truth:
+// busy.js measures its own CPU and wall time in the same run.
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const path = require('path');
+const { copyFixture, runCli, rm } = require('./helpers/app.js');
+const { startBusyLoops } = require('./helpers/busy-loops.js');
+
+let load;
+test.before(async () => { load = await startBusyLoops(2); });
+test.after(async () => { if (load) await load.stop(); });
+
+test('under two busy loops: self time is CPU used, the rest is the machine\'s', async () => {
+  const dir = copyFixture('busy-machine');
+  try {
+    for (let run = 0; run < 3; run++) {
+      const truthFile = path.join(dir, `truth-${run}.json`);
+      const r = await runCli(['profile', '--json', '--out', `out-${run}`, '--', 'node', 'server.js'], { cwd: dir, env: { ...process.env, TRUTH_FILE: truthFile } });
+      assert.strictEqual(r.code, 0, r.stderr);
+      const report = JSON.parse(r.stdout);
+      const truth = JSON.parse(fs.readFileSync(truthFile, 'utf8'));
+      const busy = report.modules.find((m) => m.file === 'busy.js');
+      const one = report.modules.find((m) => m.file === 'one.js');
+      const context = `run ${run + 1}: busy.js used ${truth.cpuMs.toFixed(1)} ms of CPU in ${truth.wallMs.toFixed(1)} ms`;
+      assert.ok(Math.abs(busy.selfMs + (busy.gcMs || 0) - truth.cpuMs) <= 5, `${context}; reads ${busy.selfMs} ms self (gc ${busy.gcMs})`);
+      assert.ok(one.selfMs < 2, `${context}; one.js reads ${one.selfMs} ms self`);
+      // What the module waited for the CPU is its wall time minus its CPU: shown apart.
+      assert.ok(Math.abs(busy.offCpuMs - (truth.wallMs - truth.cpuMs)) <= 5, `${context}; off the CPU ${busy.offCpuMs} ms`);
+      const m = report.machine;
+      assert.ok(m && m.offCpuShare >= 0 && m.offCpuShare <= 1 && m.cpus >= 1 && m.loadAverage.length === 3, JSON.stringify(m));
+      assert.ok(m.floorMs > 0, 'a bare Node timed in the same run');
+      assert.strictEqual(m.busy, m.offCpuShare >= 0.1);
+    }
+  } finally {
+    rm(dir);
+  }
+});
+
+test('the terminal summary says in one line when the machine inflated the run', async () => {
+  const dir = copyFixture('busy-machine');
+  try {
+    const r = await runCli(['profile', '--out', 'out', '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, 'out', 'report.json'), 'utf8'));
+    const line = /the machine was busy: the app was not running for (\d+)% of the profiled time \(.*load average [\d.]+ on \d+ CPUs?; a bare Node reached the same moment in [\d.]+ ms right after\)/;
+    if (report.machine.busy) assert.match(r.stdout, line);
+    else assert.doesNotMatch(r.stdout, /the machine was busy/);
+  } finally {
+    rm(dir);
+  }
+});
