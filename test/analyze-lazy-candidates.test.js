@@ -129,3 +129,37 @@ test('an ES module imported at top level and used only by a route is proposed, w
     rm(dir);
   }
 });
+
+test('a module two files load at startup is proposed with both sites; one passed to top-level code is not proposed; a comment above is never the site', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-lazy-sites-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'package.json'), '{"name":"lazy-sites","private":true}\n');
+    fs.writeFileSync(path.join(dir, 'server.js'), [
+      "'use strict';",
+      "// require('./schemas') is mentioned here, in a comment, before the real require",
+      "const http = require('http');",
+      "const items = require('./items');",
+      "const uploads = require('./uploads');",
+      "const router = require('./router');",
+      'const routes = [router];',
+      'http.createServer((req, res) => res.end(String(items.get() + uploads.put() + routes.length))).listen(0);',
+      '',
+    ].join('\n'));
+    for (const name of ['items', 'uploads']) {
+      fs.writeFileSync(path.join(dir, `${name}.js`), `'use strict';\n// the schemas, loaded at startup by both route files\nconst schemas = require('./schemas');\nmodule.exports.${name === 'items' ? 'get' : 'put'} = function () { return schemas.check(); };\n`);
+    }
+    workModule(dir, 'schemas.js', 30, 'module.exports.check = function check() { return x; };\n');
+    workModule(dir, 'router.js', 30, 'module.exports = function route() { return x; };\n');
+    const result = await capture({ command: [process.execPath, 'server.js'], cwd: dir, coverage: true });
+    const advice = buildReport(result, { readSource }).advice.filter((a) => a.kind === 'lazy-load');
+    const schemas = advice.find((a) => a.subject === 'schemas.js');
+    assert.ok(schemas, JSON.stringify(advice));
+    assert.deepStrictEqual(schemas.sites.map((s) => [s.file, s.line, s.column, s.request]).sort(),
+      [['items.js', 3, 17, './schemas'], ['uploads.js', 3, 17, './schemas']]);
+    assert.match(schemas.fix, /and the same at (items|uploads)\.js:3/);
+    assert.ok(!advice.some((a) => a.subject === 'router.js'), 'the router is read by top-level code: used at load');
+    assert.ok(advice.every((a) => a.file !== 'server.js' || a.line !== 2), 'never the comment');
+  } finally {
+    rm(dir);
+  }
+});

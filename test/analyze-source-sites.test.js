@@ -57,3 +57,18 @@ test('functionAt: the function V8 places at its parameter list; callsIn: calls i
   assert.strictEqual(sites.topLevelCallOnLine(5), null);
   assert.strictEqual(sourceSites('this is not javascript ('), null);
 });
+
+test('imports: a binding read by top-level code (app.use(router), a re-export) is used at load', () => {
+  const src = [
+    "const express = require('express');",
+    "const api = require('./routes/api');",
+    "const heavy = require('./heavy');",
+    "const { a } = require('./a');",
+    'const app = express();',
+    "app.use('/api', api);",
+    "app.get('/', (q, s) => s.send(heavy() + a.b));",
+    'module.exports = { x: 1, api };',
+  ].join('\n');
+  assert.deepStrictEqual(sourceSites(src).imports().map((s) => [s.request, s.topLevelUse]),
+    [['express', true], ['./routes/api', true], ['./heavy', false], ['./a', false]]);
+});

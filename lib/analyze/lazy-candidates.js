@@ -45,28 +45,31 @@ function lazyCandidates(result, options = {}) {
   };
 
   const sitesOf = sourceSitesOf(readSource);
+  const loadedBy = importerIndex(result);
   const advice = [];
   for (const m of result.modules) {
     const parent = m.parent && byFile.get(m.parent);
-    if (!parent || m.kind === 'json' || !subtreeUnused(m) || subtreeUnused(parent)) continue;
+    if (!parent || m.kind === 'json' || !subtreeUnused(m)) continue;
+    // Inside an unused subtree, a module is that subtree's proposal, unless other files load it too.
+    if (subtreeUnused(parent) && (loadedBy.get(show(m.file)) || new Map()).size <= 1) continue;
     const subtree = subtreeOf(m, children);
     // Every file that loads the module before ready, outside what it loads itself: deferring one
     // require saves nothing while another still loads it at startup.
-    const importers = importersOf(m, subtree, parent, result, show);
+    const importers = importersOf(m, subtree, parent, loadedBy, result, show);
     // The place to change must be the app's own code: what a dependency loads and does not use
     // yet (express's own requires, say) is its authors' choice, and not a change the app can make.
     if (importers.some((i) => byFile.get(i.file) ? byFile.get(i.file).package !== APP : packageOfShown(i.shown) !== APP)) continue;
-    const estimatedMs = round(m.inclusiveMs - sharedMs(subtree, result, byFile, show));
+    const estimatedMs = round(m.inclusiveMs - sharedMs(subtree, loadedBy, byFile, show));
     if (!(estimatedMs >= minMs)) continue;
     const sites = [];
     for (const importer of importers) {
       const site = importSite(sitesOf(importer.file), importer.requests);
       if (!site) break;
-      sites.push({ file: importer.shown, line: site.line, column: site.column, request: site.request, form: site.form, dynamic: site.dynamic, typeUse: site.typeUse });
+      sites.push({ file: importer.shown, line: site.line, column: site.column, request: site.request, form: site.form, dynamic: site.dynamic, usedAtLoad: site.typeUse || site.topLevelUse });
     }
     // A site that cannot be named (the source does not parse, a computed request) or that uses the
-    // module at load (`extends X`, `instanceof X`: coverage of calls cannot see it): no proposal.
-    if (sites.length !== importers.length || sites.some((x) => x.typeUse)) continue;
+    // module at load (`extends X`, `app.use(router)`: coverage of calls cannot see it): no proposal.
+    if (sites.length !== importers.length || sites.some((x) => x.usedAtLoad)) continue;
     const first = sites.find((x) => x.file === show(parent.file)) || sites[0];
     const subject = m.package !== APP ? m.package : show(m.file);
     const others = sites.filter((x) => x !== first);
@@ -80,8 +83,8 @@ function lazyCandidates(result, options = {}) {
       form: first.form,
       ...(others.length ? { sites: sites.map(({ file, line, column, request }) => ({ file, line, column, request })) } : {}),
       estimatedMs,
-      evidence: `${subtree.length} module${subtree.length === 1 ? '' : 's'} loaded before ready ` +
-        `(${round(m.inclusiveMs)} ms with what they load); none of their functions ran before ready` +
+      evidence: (subtree.length === 1 ? `1 module loaded before ready (${round(m.inclusiveMs)} ms); none of its functions ran before ready`
+        : `${subtree.length} modules loaded before ready (${round(m.inclusiveMs)} ms with what they load); none of their functions ran before ready`) +
         `${others.length ? `; loaded at startup from ${sites.length} places, all of which must change` : ''}${afterReadyUse(subtree, result)}`,
       // profile --after with --request and coverage: the first of coldstart's requests that ran its code.
       ...(usedBy(subtree, result) !== undefined ? { usedBy: usedBy(subtree, result) } : {}),
@@ -108,29 +111,40 @@ function sourceSitesOf(readSource) {
 }
 
 /**
+ * Who loaded what before ready: shown file -> Map(shown importing file -> requests). CommonJS
+ * requires by file where the capture has them (`requires`), else by directory (`resolutions`,
+ * which name the requiring directory: a module there stands for it); ES module imports by file.
+ */
+function importerIndex(result) {
+  const index = new Map();
+  const add = (from, request, to) => {
+    if (!index.has(to)) index.set(to, new Map());
+    const requests = index.get(to);
+    if (!requests.has(from)) requests.set(from, []);
+    if (!requests.get(from).includes(request)) requests.get(from).push(request);
+  };
+  const cjs = result.requires || (result.resolutions || []).map(([dir, request, to]) => [`${dir}/`, request, to]);
+  for (const [from, request, to] of [...cjs, ...(result.esmResolutions || [])]) add(from, request, to);
+  return index;
+}
+
+/**
  * The files that loaded the module before ready, from outside its subtree, each with the requests
  * it used: the module's parent, and every other file whose require/import resolved to it.
  * @returns {Array<{ file: string, shown: string, requests: string[] }>} file absolute when the capture knows it
  */
-function importersOf(m, subtree, parent, result, show) {
+function importersOf(m, subtree, parent, loadedBy, result, show) {
   const inside = new Set(subtree.map((x) => show(x.file)));
-  const target = show(m.file);
-  const byShown = new Map();
-  const add = (shown, file, request) => {
-    if (inside.has(shown)) return; // a module of the subtree: it goes with it
-    const entry = byShown.get(shown) || { file, shown, requests: [] };
-    if (request && !entry.requests.includes(request)) entry.requests.push(request);
-    byShown.set(shown, entry);
-  };
-  const absolute = (shown) => (result.root && !require('path').isAbsolute(shown) ? require('path').join(result.root, shown) : shown);
-  for (const [from, request, to] of [...(result.requires || []), ...(result.esmResolutions || [])]) {
-    if (to === target) add(from, absolute(from), request);
+  const absolute = (shown) => (result.root && !path.isAbsolute(shown) ? path.join(result.root, shown) : shown);
+  const out = [];
+  for (const [from, requests] of loadedBy.get(show(m.file)) || []) {
+    if (from.endsWith('/') || inside.has(from)) continue; // a directory (no file to name), or a module that goes with it
+    out.push({ file: absolute(from), shown: from, requests });
   }
-  const fromParent = byShown.get(show(parent.file));
-  if (!fromParent || !fromParent.requests.length) {
-    for (const request of requestsFor(parent, m, result, show)) add(show(parent.file), parent.file, request);
+  if (!out.some((i) => i.shown === show(parent.file))) {
+    out.unshift({ file: parent.file, shown: show(parent.file), requests: requestsFor(parent, m, result, show) });
   }
-  return [...byShown.values()];
+  return out;
 }
 
 /** The first require()/import statement of the source that asks for one of `requests`. */
@@ -174,26 +188,23 @@ function subtreeOf(m, children) {
 
 /**
  * Load time inside the subtree that the rest of startup would pay anyway: modules of the subtree
- * also resolved from outside it. A CommonJS resolution names the requiring directory, not the
- * file: one from a directory holding a module of the subtree is taken as the subtree's own.
+ * also loaded from outside it. Counted once: a shared module inside another shared one is in that
+ * one's inclusive time.
  */
-function sharedMs(subtree, result, byFile, show) {
+function sharedMs(subtree, loadedBy, byFile, show) {
   const inside = new Set(subtree.map((s) => s.file));
-  const insideDirs = new Set(subtree.map((s) => show(path.dirname(s.file))));
-  const insideRel = new Set(subtree.map((s) => show(s.file)));
+  const insideShown = new Set(subtree.map((s) => show(s.file)));
+  const insideDirs = new Set(subtree.map((s) => `${show(path.dirname(s.file))}/`));
+  const outsider = (from) => (from.endsWith('/') ? !insideDirs.has(from) : !insideShown.has(from));
   const shared = new Set();
-  for (const [from, , to] of result.resolutions || []) {
-    if (insideRel.has(to) && !insideDirs.has(from) && to !== show(subtree[0].file)) shared.add(to);
-  }
-  for (const [from, , to] of result.esmResolutions || []) {
-    if (insideRel.has(to) && !insideRel.has(from) && to !== show(subtree[0].file)) shared.add(to);
+  for (const s of subtree.slice(1)) {
+    if ([...(loadedBy.get(show(s.file)) || new Map()).keys()].some(outsider)) shared.add(s.file);
   }
   let ms = 0;
   for (const s of subtree) {
-    if (!shared.has(show(s.file))) continue;
-    // Counted once: a shared module inside another shared one is in that one's inclusive time.
+    if (!shared.has(s.file)) continue;
     let above = byFile.get(s.parent);
-    while (above && inside.has(above.file) && !shared.has(show(above.file))) above = byFile.get(above.parent);
+    while (above && inside.has(above.file) && !shared.has(above.file)) above = byFile.get(above.parent);
     if (!above || !inside.has(above.file)) ms += s.inclusiveMs;
   }
   return ms;

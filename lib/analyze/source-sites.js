@@ -148,8 +148,9 @@ const stringOf = (node) => {
 
 /**
  * @returns {Array<{ request: string, form: 'require'|'import', dynamic: boolean, line: number, column: number,
- *   bindings: string[], typeUse: boolean }>} typeUse: a binding of it is used by `extends` or `instanceof`
- *   in the file (it runs at load, which coverage of function calls cannot see)
+ *   bindings: string[], typeUse: boolean, topLevelUse: boolean }>} typeUse: a binding of it is used by
+ *   `extends` or `instanceof` in the file; topLevelUse: read by the file's top-level code. Either way
+ *   it is used at load, which coverage of function calls cannot see
  */
 function collectImports(program, at) {
   const sites = [];
@@ -177,7 +178,37 @@ function collectImports(program, at) {
     sites.push({ request, form, dynamic, ...at(node.start), bindings: bindingsOf(node, ancestors), superClass: isSuperClass(node, ancestors) });
     return true;
   });
-  return sites.map(({ superClass, ...s }) => ({ ...s, typeUse: superClass || s.bindings.some((n) => heritage.has(n)) }));
+  const atTopLevel = topLevelReferences(program);
+  return sites.map(({ superClass, ...s }) => ({
+    ...s,
+    typeUse: superClass || s.bindings.some((n) => heritage.has(n)),
+    topLevelUse: s.bindings.some((n) => atTopLevel.has(n)),
+  }));
+}
+
+/**
+ * Names read by the module's own top-level code (outside its functions): a binding used there,
+ * such as a router passed to `app.use(router)` or a re-export, is needed at load even when none of
+ * its functions runs.
+ */
+function topLevelReferences(program) {
+  const names = new Set();
+  const declaring = new Set(); // the identifiers a declaration binds (`const { a, b: c } = ...`)
+  walk(program, (node, ancestors) => {
+    if (isFunction(node)) return false;
+    if (node.type === 'VariableDeclarator') for (const id of patternIdentifiers(node.id)) declaring.add(id);
+    if (node.type !== 'Identifier' || declaring.has(node)) return true;
+    const parent = ancestors[ancestors.length - 1];
+    if (!parent) return true;
+    const declared = (parent.type === 'VariableDeclarator' && parent.id === node) ||
+      (parent.type === 'MemberExpression' && parent.property === node && !parent.computed) ||
+      ((parent.type === 'Property' || parent.type === 'PropertyDefinition' || parent.type === 'MethodDefinition') && parent.key === node && !parent.computed && !parent.shorthand) ||
+      /^(Import|Export)\w*Specifier$/.test(parent.type) || parent.type === 'LabeledStatement' ||
+      ((parent.type === 'ClassDeclaration' || parent.type === 'FunctionDeclaration') && parent.id === node);
+    if (!declared) names.add(node.name);
+    return true;
+  });
+  return names;
 }
 
 /** Identifiers an expression reads: `X`, `X.Y` (X), `require('x').Y` (none). */
@@ -213,6 +244,18 @@ function bindingsOf(node, ancestors) {
   const up = ancestors[i];
   if (up && up.type === 'VariableDeclarator' && up.init === child) return patternNames(up.id);
   if (up && up.type === 'AssignmentExpression' && up.right === child && up.left.type === 'Identifier') return [up.left.name];
+  return [];
+}
+
+function patternIdentifiers(pattern) {
+  if (!pattern) return [];
+  if (pattern.type === 'Identifier') return [pattern];
+  if (pattern.type === 'ObjectPattern') {
+    return pattern.properties.flatMap((p) => (p.type === 'RestElement' ? patternIdentifiers(p.argument) : [...(p.shorthand ? [p.key] : []), ...patternIdentifiers(p.value)]));
+  }
+  if (pattern.type === 'ArrayPattern') return pattern.elements.flatMap((e) => patternIdentifiers(e));
+  if (pattern.type === 'AssignmentPattern') return patternIdentifiers(pattern.left);
+  if (pattern.type === 'RestElement') return patternIdentifiers(pattern.argument);
   return [];
 }
 

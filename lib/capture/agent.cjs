@@ -131,6 +131,7 @@ function start() {
     reads: new Map(), // path -> how it was read
     esm: [],
     resolutions: [],
+    requires: [],
     esmResolutions: [],
     stack: [],
     lastResolve: null,
@@ -181,20 +182,22 @@ function start() {
     const c = cpuNow();
     const filename = origResolve.apply(this, arguments);
     state.lastResolve = { filename, us: hrNow() - t, cpuUs: cpuNow() - c };
-    // (requesting directory, request) -> file: what `start --mode memory` replays without stats;
-    // the requiring file too, for advice that must name every require of a module.
+    // (requesting directory, request) -> file: what `start --mode memory` replays without stats.
     // Node 22 passes { conditions } on every require; only `paths` makes a lookup special.
     if (parent && !(options && options.paths) && typeof request === 'string' && path.isAbsolute(filename)) {
       const from = parent.path || (parent.filename && path.dirname(parent.filename));
-      if (from) state.resolutions.push([from, request, filename, parent.filename || null]);
+      if (from) state.resolutions.push([from, request, filename]);
     }
     return filename;
   };
 
   const origLoad = Module._load;
-  Module._load = function coldstartLoadRequest(request) {
-    if (state.recording && typeof request === 'string' && Module.isBuiltin(request)) {
-      state.builtins.add(request.startsWith('node:') ? request : `node:${request}`);
+  Module._load = function coldstartLoadRequest(request, parent) {
+    if (state.recording && typeof request === 'string') {
+      if (Module.isBuiltin(request)) state.builtins.add(request.startsWith('node:') ? request : `node:${request}`);
+      // Every require of every file, a module already loaded included (Node then skips resolution):
+      // advice that defers a module must name each file that loads it.
+      else if (parent && parent.filename) state.requires.push([parent.filename, request]);
     }
     return origLoad.apply(this, arguments);
   };
@@ -383,6 +386,7 @@ function start() {
       }),
       builtins: [...state.builtins].sort(),
       resolutions: state.resolutions,
+      requires: state.requires,
       esmResolutions: state.esmResolutions,
       reads: [...state.reads].map(([p, via]) => ({ path: p, via })),
       network: network ? network.snapshot(msSinceStart) : null,

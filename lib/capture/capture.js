@@ -364,6 +364,7 @@ function withAncestors(payload, ancestors) {
     esm: union('esm'),
     reads: union('reads'),
     resolutions: union('resolutions'),
+    requires: union('requires'),
     esmResolutions: union('esmResolutions'),
   };
 }

@@ -136,22 +136,27 @@ function collectFiles(payload, root) {
     outsideRoot,
     resolutions: rootResolutions(payload.resolutions, root),
     esmResolutions: rootResolutions(payload.esmResolutions, root),
-    requires: requiringFiles(payload.resolutions, root),
+    requires: requiringFiles(payload.requires, payload.resolutions, root),
   };
 }
 
-/** [requiring file, request, file] of every CommonJS require inside the root, root-relative, deduplicated. */
-function requiringFiles(list, root) {
+/**
+ * [requiring file, request, file] of every CommonJS require inside the root, root-relative,
+ * deduplicated: the agent's (file, request) pairs, each resolved the way Node did from the file's
+ * directory (a repeated relative require skips resolution, so the directory's answer stands).
+ */
+function requiringFiles(requires, resolutions, root) {
+  const resolved = new Map((resolutions || []).map(([from, request, to]) => [`${from}\0${request}`, to]));
   const seen = new Set();
   const out = [];
-  for (const [, request, to, fromFile] of list || []) {
-    const relFrom = fromFile ? relativeInside(root, fromFile) : null;
-    const relTo = relativeInside(root, to);
-    if (relFrom === null || relTo === null) continue;
-    const key = `${relFrom}\0${request}`;
+  for (const [fromFile, request] of requires || []) {
+    const key = `${fromFile}\0${request}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push([relFrom, request, relTo]);
+    const to = resolved.get(`${path.dirname(fromFile)}\0${request}`);
+    const relFrom = relativeInside(root, fromFile);
+    const relTo = to && relativeInside(root, to);
+    if (relFrom && relTo) out.push([relFrom, request, relTo]);
   }
   return out;
 }
