@@ -50,3 +50,14 @@ test('startVerifyMs: the samples under start\'s check of a packed file', () => {
   assert.strictEqual(startVerifyMs(profile), 3); // three samples of 1 ms under usable (the last one to endTime)
   assert.strictEqual(startVerifyMs(null), 0);
 });
+
+test('what start said of itself decides: no code-cache advice when the archive has one, no --verify advice when it is off, none under a snapshot', () => {
+  const start = ['node', 'bin/coldstart.js', 'start', '--archive', 'a.tar', '--', 'node', 'server.js'];
+  const served = (s) => ({ ...report(start, {}), startVerifyMs: 42.5, served: { mode: 'memory', verify: 'size', codeCacheModules: 0, index: true, ...s } });
+  assert.deepStrictEqual(containerAdvice(served({})).map((a) => a.kind).sort(), ['container-code-cache', 'container-verify']);
+  assert.deepStrictEqual(containerAdvice(served({ codeCacheModules: 310 })).map((a) => a.kind), ['container-verify']);
+  assert.deepStrictEqual(containerAdvice(served({ codeCacheModules: 310, verify: 'none' })), []);
+  assert.deepStrictEqual(containerAdvice(served({ mode: 'snapshot' })), []);
+  // Started through a wrapper script the command does not show: start's own word still counts.
+  assert.deepStrictEqual(containerAdvice({ ...served({ codeCacheModules: 310, verify: 'none' }), command: ['sh', 'run.sh'] }), []);
+});

@@ -52,7 +52,7 @@ function containerAdvice(report) {
   const where = `${report.container.runtime === 'runsc' ? 'gVisor (runsc)' : report.container.runtime}`;
   const round = (n) => Math.round(n * 100) / 100;
   const advice = [];
-  if (!underColdstartStart(report.command || [])) {
+  if (!report.served && !underColdstartStart(report.command || [])) {
     const ms = round((cat.resolve || 0) + (cat.read || 0));
     if (ms >= MIN_MS) {
       advice.push({
@@ -67,11 +67,18 @@ function containerAdvice(report) {
   return advice;
 }
 
-/** Under coldstart start: the code cache, and the check of every packed file against the disk. */
+/**
+ * Under coldstart start: the code cache, and the check of every packed file against the disk,
+ * each only when the start does not do it already (what start said of itself, report.served;
+ * its command line when the report predates that).
+ */
 function startAdvice(report, cat, where, round) {
   const advice = [];
   const command = report.command || [];
-  const verifying = !command.some((w, i) => w === '--verify=none' || (w === '--verify' && command[i + 1] === 'none'));
+  const served = report.served;
+  if (served && served.mode === 'snapshot') return advice; // no file checks, code in the snapshot
+  const verifying = served ? served.verify !== 'none'
+    : !command.some((w, i) => w === '--verify=none' || (w === '--verify' && command[i + 1] === 'none'));
   if (verifying && report.startVerifyMs >= MIN_MS) {
     advice.push({
       kind: 'container-verify', subject: 'checking every packed file against the disk', file: null, line: null, estimatedMs: report.startVerifyMs,
@@ -79,7 +86,8 @@ function startAdvice(report, cat, where, round) {
       fix: 'start --verify none: an image\'s files do not change after its build, so start can serve the archive\'s copy without a stat each',
     });
   }
-  if ((cat.compile || 0) >= MIN_MS && cat.compile >= 0.1 * (cat.totalMs || Infinity)) {
+  const hasCodeCache = served ? served.codeCacheModules > 0 : false;
+  if (!hasCodeCache && (cat.compile || 0) >= MIN_MS && cat.compile >= 0.1 * (cat.totalMs || Infinity)) {
     advice.push({
       kind: 'container-code-cache', subject: 'compiling at every start', file: null, line: null, estimatedMs: round(cat.compile),
       evidence: `${round(cat.compile)} ms of the profile under ${where} compiled code (${Math.round((100 * cat.compile) / cat.totalMs)}% of it)`,

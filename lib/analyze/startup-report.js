@@ -72,7 +72,9 @@ function buildReport(captured, extra = {}) {
     modules,
     builtins: result.builtins || [],
     network,
-    // Under coldstart start: its check of every packed file against the disk (container advice).
+    // Under coldstart start: how it served the app (mode, --verify, code cache), and its check of
+    // every packed file against the disk (container advice).
+    served: result.served || null,
     startVerifyMs: result.profile ? require('./container-advice.js').startVerifyMs(result.profile) : null,
     afterReady: result.afterReady ? afterReadyOf(result, network, show) : null,
     ...verifiedAdvice(adviceOf(result, extra.readSource), extra.verification),

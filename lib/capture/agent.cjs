@@ -385,6 +385,7 @@ function start() {
         };
       }),
       builtins: [...state.builtins].sort(),
+      served: globalThis[Symbol.for('coldstart.start')] || null, // running under coldstart start: how
       resolutions: state.resolutions,
       requires: state.requires,
       esmResolutions: state.esmResolutions,

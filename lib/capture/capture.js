@@ -344,6 +344,7 @@ async function capture(options) {
       coverage: covered ? covered.filter((c) => loadedFiles.has(c.file)) : undefined,
       modules,
       builtins: payload.builtins,
+      served: payload.served || null,
       files,
       outsideRoot,
       resolutions,

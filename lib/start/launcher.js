@@ -118,6 +118,7 @@ function loadArchive(options, cwd, started) {
     writeLine(2, `coldstart: extracted ${result.files} files, ${formatBytes(result.bytes)} in ${ms} ms`);
   }
   warnRefused(result.refused);
+  globalThis[Symbol.for('coldstart.start')] = { mode: 'extract', verify: options.verify, codeCacheModules: 0, index: false };
   if (result.throughLinks.length) {
     warn(`not written through symlinks already in ${into}: ${listed(result.throughLinks)}`);
   }

@@ -235,6 +235,8 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
   };
 
   registerEsmHooks({ prefix, index, servable, stats });
+  // What this start does, for a profile taken under it (profile --docker): never advise a step already taken.
+  globalThis[Symbol.for('coldstart.start')] = { mode: 'memory', verify, codeCacheModules: stats.cacheModules, index: Boolean(index) };
   return { stats };
 }
 

@@ -459,6 +459,7 @@ function start(plan, records) {
       index: { resolutions: plan.resolutions, formats, codeCache: codeCache && { entries: codeCache.entries } },
       codeCache: codeCache && codeCache.blob,
     });
+    globalThis[Symbol.for('coldstart.start')].mode = 'snapshot';
   } else {
     plan.own.require('./memory-loader.js').loadIntoMemory({
       root: plan.root, archive: plan.archive, verify: 'size', report: process.env.COLDSTART_REPORT,
