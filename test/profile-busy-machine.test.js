@@ -53,3 +53,23 @@ test('the terminal summary says in one line when the machine inflated the run', 
     rm(dir);
   }
 });
+
+test('--runs 5 under two busy loops: the finding holds in 5 of 5 runs, with its median and interval; the reported run is the median one', async () => {
+  const dir = copyFixture('busy-machine');
+  try {
+    const r = await runCli(['profile', '--runs', '5', '--json', '--out', 'out', '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout);
+    assert.strictEqual(report.runs.count, 5);
+    const sorted = [...report.runs.readyAt].sort((a, b) => a - b);
+    assert.strictEqual(Math.round(report.readyAt * 100) / 100, sorted[2], 'the median run is the one reported');
+    const top = report.advice.find((a) => a.kind === 'sync-work' && a.file === 'busy.js');
+    assert.ok(top, JSON.stringify(report.advice));
+    assert.deepStrictEqual(top.runs, { seen: 5, of: 5 });
+    assert.strictEqual(top.line, 10, 'the loop\'s line, where its call is');
+    assert.ok(top.interval[0] <= top.estimatedMs && top.estimatedMs <= top.interval[1], JSON.stringify(top));
+    assert.ok(report.advice.every((a) => a.runs.seen * 2 > 5), 'only findings most runs found');
+  } finally {
+    rm(dir);
+  }
+});

@@ -18,7 +18,9 @@ const round = (n) => (n == null ? n : Math.round(n * 100) / 100);
 
 /**
  * @param {object} result CaptureResult (its CPU profile, when it has one, gives the categories)
- * @param {{ artifacts?: object, readSource?: (file: string) => string|null, verification?: Array<object>|null, floorMs?: number|null }} [extra]
+ * @param {{ artifacts?: object, readSource?: (file: string) => string|null, verification?: Array<object>|null, floorMs?: number|null,
+ *   advice?: Array<object>|null, runs?: { count: number, readyAt: number[], unstable: Array<object> }|null }} [extra]
+ *   advice: found across several runs (profile --runs), instead of this run's own
  *   readSource finds the line of a require for the advice (its line is null without it);
  *   verification: what --verify-advice measured of the lazy-load advice (capture/verify-lazy.js)
  */
@@ -77,7 +79,8 @@ function buildReport(captured, extra = {}) {
     served: result.served || null,
     startVerifyMs: result.profile ? require('./container-advice.js').startVerifyMs(result.profile) : null,
     afterReady: result.afterReady ? afterReadyOf(result, network, show) : null,
-    ...verifiedAdvice(adviceOf(result, extra.readSource), extra.verification),
+    ...(extra.runs ? { runs: extra.runs } : {}),
+    ...verifiedAdvice(extra.advice || adviceOf(result, extra.readSource), extra.verification),
     artifacts: extra.artifacts || {},
   };
 }

@@ -46,11 +46,17 @@ function trimProfile(profile, fromUs, toUs) {
   };
 }
 
-/** A node with the hit count of the samples kept; its per-line ticks go when they no longer add up. */
+/**
+ * A node with the hit count of the samples kept; its per-line ticks scaled to it (V8 counts them
+ * over the whole profile: where the lines' shares are all there is, they are kept).
+ */
 function recount(node, hitCount) {
-  if ((node.hitCount || 0) === hitCount) return node;
+  const before = node.hitCount || 0;
+  if (before === hitCount) return node;
   const { positionTicks, ...rest } = node;
-  return { ...rest, hitCount };
+  if (!positionTicks || !before || !hitCount) return { ...rest, hitCount };
+  const scaled = positionTicks.map((t) => ({ line: t.line, ticks: Math.round((t.ticks * hitCount) / before) })).filter((t) => t.ticks > 0);
+  return { ...rest, hitCount, ...(scaled.length ? { positionTicks: scaled } : {}) };
 }
 
 /** Ids of the nodes at or below a hold frame. */

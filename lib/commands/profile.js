@@ -10,6 +10,7 @@ module.exports = {
   describe: 'run an app from process start until it listens; write a CPU profile, the files it read and a require-time report',
   builder: (yargs) => captureOptions(yargs)
     .option('interval', { type: 'string', default: '1000', describe: 'CPU sampling interval in microseconds' })
+    .option('runs', { type: 'string', default: '1', describe: 'profile the app this many times; advice then holds only what most runs found, with the median estimate and its interval (the artifacts are the median run\'s)' })
     .option('coverage', { type: 'boolean', default: false, describe: 'record which functions ran before ready and advise modules to load lazily (costs up to ~15% of readyAt)' })
     .option('verify-advice', { type: 'boolean', default: false, describe: 'prove the lazy-load advice (implies --coverage): start the app again, alternately as it is and with each of the top 3 proposed requires made lazy, and report the measured saving; drop a proposal the app does not start with, touches at startup anyway, or answers a --request differently with' })
     .option('verify-runs', { type: 'string', default: '5', describe: 'timed starts of each variant for --verify-advice' })
@@ -32,13 +33,15 @@ module.exports = {
     const options = captureOptionsFromArgv(argv, ctx); // validates before the out dir is made
     const after = afterWindowFromArgv(argv);
     const verifyRuns = argv.verifyAdvice ? parseCount(argv.verifyRuns, '--verify-runs', 2) : 0;
+    const runs = parseCount(argv.runs, '--runs', 1);
+    if (argv.docker != null && runs > 1) throw new UsageError('--runs does not work with --docker yet: run profile --docker again to compare');
     if (argv.docker == null && argv.runtime != null) throw new UsageError('--runtime is the container runtime of --docker: give --docker IMAGE too');
     if (argv.docker != null && argv.keepRunning) throw new UsageError('--keep-running does not work with --docker: the container ends with the capture');
     const made = ensureWritableDir(outDir);
     try {
       return argv.docker != null
         ? await profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs: options.timeoutMs })
-        : await profileHere(argv, ctx, outDir, { options, interval, after, verifyRuns });
+        : await profileHere(argv, ctx, outDir, { options, interval, after, verifyRuns, runs });
     } catch (err) {
       require('../make-dir.js').removeMadeDirs(made); // a failed run leaves nothing behind
       throw err;
@@ -46,23 +49,51 @@ module.exports = {
   },
 };
 
-/** The capture on this machine, the advice verified when asked, the artifacts and the summary. */
-async function profileHere(argv, ctx, outDir, { options, interval, after, verifyRuns }) {
+/**
+ * The capture on this machine (runs times: the run with the median time to ready is the one
+ * reported, its advice what most runs found), the advice verified when asked, the artifacts and
+ * the summary.
+ */
+async function profileHere(argv, ctx, outDir, { options, interval, after, verifyRuns, runs }) {
   const { capture } = require('../capture/capture.js');
   const { withInterrupts } = require('../interrupt.js');
-  const result = await withInterrupts((traps) => capture({
-    ...options,
-    interval,
-    coverage: argv.coverage || argv.verifyAdvice,
-    after,
-    keepRunning: argv.keepRunning,
-    signal: traps.signal,
-    force: traps.force,
-  }));
+  const { buildReport } = require('../analyze/startup-report.js');
+  const { readSource } = require('../report/profile-artifacts.js');
+  const progress = runs > 1 ? require('../progress.js').phaseProgress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env }) : null;
+  const results = [];
+  try {
+    for (let i = 0; i < runs; i++) {
+      if (progress) progress.phase(`run ${i + 1}/${runs}…`);
+      const result = await withInterrupts((traps) => capture({
+        ...options,
+        interval,
+        coverage: argv.coverage || argv.verifyAdvice,
+        after,
+        keepRunning: argv.keepRunning && i === runs - 1,
+        // The app's output once is enough.
+        ...(i > 0 ? { stdout: undefined, stderr: undefined } : {}),
+        signal: traps.signal,
+        force: traps.force,
+      }));
+      results.push(result);
+      if (result.partial) break;
+    }
+  } finally {
+    if (progress) progress.done();
+  }
+  const byReady = results.filter((r) => !r.partial).sort((a, b) => a.readyAt - b.readyAt);
+  const result = byReady.length ? byReady[(byReady.length - 1) >> 1] : results[results.length - 1];
+  const { adviceAcrossRuns } = require('../analyze/advice-across-runs.js');
+  const across = adviceAcrossRuns([result, ...results.filter((r) => r !== result)].map((r) => buildReport(r, { readSource }).advice));
   const verification = verifyRuns && !result.partial ? await verifyAdvice(result, options, verifyRuns, after, argv, ctx) : null;
   const floorMs = result.partial ? null : await machineFloorMs(options);
   const { writeProfileArtifacts } = require('../report/profile-artifacts.js');
-  const report = writeProfileArtifacts(result, outDir, ctx.cwd, { verification, floorMs });
+  const report = writeProfileArtifacts(result, outDir, ctx.cwd, {
+    verification,
+    floorMs,
+    advice: across.advice,
+    runs: { count: results.length, readyAt: results.map((r) => Math.round(r.readyAt * 100) / 100), unstable: across.unstable },
+  });
   printReport(report, argv, ctx);
   return result.partial ? 130 : 0;
 }

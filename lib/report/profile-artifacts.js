@@ -10,11 +10,12 @@ const { buildReport } = require('../analyze/startup-report.js');
  * @param {object} result CaptureResult
  * @param {string} outDir
  * @param {string} cwd for the paths shown to the user
- * @param {{ verification?: Array<object>|null, floorMs?: number|null }} [extra] what --verify-advice measured
- *   (verify-lazy.js); a bare Node's time to ready in the same run
+ * @param {{ verification?: Array<object>|null, floorMs?: number|null, advice?: Array<object>|null, runs?: object|null }} [extra]
+ *   what --verify-advice measured (verify-lazy.js); a bare Node's time to ready in the same run; the advice
+ *   across runs (advice-across-runs.js) and the runs it came from (profile --runs)
  * @returns {object} the report (report.json content)
  */
-function writeProfileArtifacts(result, outDir, cwd, { verification = null, floorMs = null } = {}) {
+function writeProfileArtifacts(result, outDir, cwd, { verification = null, floorMs = null, advice = null, runs = null } = {}) {
   const shown = (f) => path.relative(cwd, f) || '.';
   const artifacts = {};
   if (result.profile) {
@@ -39,6 +40,8 @@ function writeProfileArtifacts(result, outDir, cwd, { verification = null, floor
     readSource,
     verification,
     floorMs,
+    advice,
+    runs,
   });
   writeFileAtomic(artifacts.report, JSON.stringify(report, null, 2) + '\n');
   const { renderReportHtml } = require('./html.js');

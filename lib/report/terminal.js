@@ -177,15 +177,27 @@ function afterReadyLines(report, c) {
 function adviceLines(report, c) {
   const advice = report.advice || [];
   const dropped = report.adviceDropped || [];
-  if (!advice.length && !dropped.length) return [];
+  if (!advice.length && !dropped.length) {
+    // With a CPU profile, say that nothing was found rather than nothing at all.
+    return report.categories ? ['', c.bold('Advice') + c.dim(' none: nothing found above the evidence thresholds')] : [];
+  }
   const lines = ['', c.bold('Advice') + c.dim(' (estimated saving)')];
   for (const a of advice.slice(0, 5)) {
-    lines.push(`  ${c.yellow(ms(a.estimatedMs).padStart(8))}  ${adviceText(a)}`);
+    lines.push(`  ${c.yellow(ms(a.estimatedMs).padStart(8))}  ${adviceText(a)}${c.dim(evidenceText(a))}`);
     if (a.verified) lines.push(`  ${''.padStart(8)}  ${c.dim(verifiedText(a.verified))}`);
   }
   if (advice.length > 5) lines.push(c.dim(`  … ${advice.length - 5} more in report.json`));
   for (const d of dropped) lines.push(c.dim(`  dropped: load ${d.subject} lazily (${d.line ? `${d.file}:${d.line}` : d.file}): ${d.reason}`));
+  const unstable = (report.runs && report.runs.unstable) || [];
+  if (unstable.length) lines.push(c.dim(`  ${count(unstable.length, 'finding')} seen in half of the ${report.runs.count} runs or fewer left out (report.json runs.unstable)`));
   return lines;
+}
+
+/** How sure a finding is: in how many runs it was found, the interval of its estimate. */
+function evidenceText(a) {
+  if (!a.runs) return '';
+  if (a.runs.of === 1) return ' (single run: profile --runs 5 tells a finding from noise)';
+  return ` (${a.runs.seen} of ${a.runs.of} runs${a.interval ? `, ${ms(a.interval[0])} … ${ms(a.interval[1])}` : ''})`;
 }
 
 /** One finding of the advice in a line: what, where, and the fix. */
