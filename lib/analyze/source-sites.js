@@ -269,4 +269,4 @@ function patternNames(pattern) {
   return [];
 }
 
-module.exports = { sourceSites };
+module.exports = { sourceSites, parseProgram, walk, calleeName };

@@ -50,6 +50,7 @@ function buildReport(captured, extra = {}) {
   });
   const bytes = result.files.reduce((sum, f) => sum + f.bytes, 0);
   const categories = categoriesOf(result.profile);
+  const apm = require('./apm-instrumentations.js').apmInstrumentations(result, { readSource: extra.readSource, show });
   const network = result.network ? require('./network-waits.js').networkReport(result.network, result.readyAt, show) : null;
   return {
     schema: SCHEMA_VERSION,
@@ -79,8 +80,10 @@ function buildReport(captured, extra = {}) {
     served: result.served || null,
     startVerifyMs: result.profile ? require('./container-advice.js').startVerifyMs(result.profile) : null,
     afterReady: result.afterReady ? afterReadyOf(result, network, show) : null,
+    // An APM preload's instrumentations: each one's own load time, and whether what it patches loaded.
+    instrumentations: apm.instrumentations,
     ...(extra.runs ? { runs: extra.runs } : {}),
-    ...verifiedAdvice(extra.advice || adviceOf(result, extra.readSource), extra.verification),
+    ...verifiedAdvice(extra.advice || [...adviceOf(result, extra.readSource), ...apm.advice].sort((a, b) => b.estimatedMs - a.estimatedMs), extra.verification),
     artifacts: extra.artifacts || {},
   };
 }

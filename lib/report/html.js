@@ -202,6 +202,7 @@ function adviceWhat(a) {
   if (a.kind === 'sync-work') return `${a.subject} blocks startup`;
   if (a.kind === 'heavy-entry-point') return `${a.subject}: a lighter entry point`;
   if (a.kind.startsWith('container-')) return `${a.subject} in the container`;
+  if (a.kind === 'apm-instrumentations') return a.subject;
   return `load ${a.subject} lazily`;
 }
 

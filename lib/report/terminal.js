@@ -209,6 +209,7 @@ function adviceText(a) {
     case 'sync-work': return `${a.subject} blocks startup: ${where}, ${a.fix}`;
     case 'heavy-entry-point': return `${a.subject} loads all of itself for ${a.parts.join(', ')} (${where}): ${a.fix}`;
     case 'lazy-load': return `load ${a.subject} lazily: ${where}, ${a.fix}`;
+    case 'apm-instrumentations': return `${a.subject}: ${where}, ${a.fix}`;
     default: return `${a.subject} in the container: ${a.fix}`; // container-start, container-code-cache
   }
 }
