@@ -136,6 +136,8 @@ function calleeName(callee) {
   if (callee.type === 'MemberExpression' && !callee.computed && callee.property.type === 'Identifier') return callee.property.name;
   if (callee.type === 'MemberExpression' && callee.computed && callee.property.type === 'Literal') return String(callee.property.value);
   if (callee.type === 'ChainExpression') return calleeName(callee.expression);
+  // TypeScript's and Babel's CommonJS output: `(0, fs_1.readFileSync)(...)`.
+  if (callee.type === 'SequenceExpression') return calleeName(callee.expressions[callee.expressions.length - 1]);
   return null;
 }
 

@@ -83,7 +83,8 @@ function buildReport(captured, extra = {}) {
     // An APM preload's instrumentations: each one's own load time, and whether what it patches loaded.
     instrumentations: apm.instrumentations,
     ...(extra.runs ? { runs: extra.runs } : {}),
-    ...verifiedAdvice(extra.advice || [...adviceOf(result, extra.readSource), ...apm.advice].sort((a, b) => b.estimatedMs - a.estimatedMs), extra.verification),
+    ...verifiedAdvice(extra.advice || withOriginals([...adviceOf(result, extra.readSource), ...apm.advice], result.root, extra.readSource)
+      .sort((a, b) => b.estimatedMs - a.estimatedMs), extra.verification),
     artifacts: extra.artifacts || {},
   };
 }
@@ -124,6 +125,27 @@ function ownTime(m, gcMs, idleMs) {
   if (m.cpuSelfMs == null) return { selfMs: Math.max(0, wallMs - gcMs), offCpuMs: null };
   const cpuMs = Math.min(m.cpuSelfMs, wallMs);
   return { selfMs: Math.max(0, cpuMs - gcMs), offCpuMs: wallMs - cpuMs };
+}
+
+/**
+ * Each finding's place (and each of its sites) in the source the user wrote, where the file is
+ * compiled output with a source map: `original: { file, line, column }` beside the compiled place.
+ */
+function withOriginals(advice, root, readSource) {
+  if (!readSource || !root) return advice;
+  const path = require('path');
+  const { originalPosition } = require('./source-map-position.js');
+  const original = (place) => {
+    if (!place.file || !place.line || /(^|\/)node_modules\//.test(place.file)) return null;
+    const abs = path.resolve(root, place.file);
+    const at = originalPosition(abs, readSource(abs), place.line, place.column, readSource);
+    return at && { file: relativeInside(root, at.file) || at.file, line: at.line, column: at.column };
+  };
+  return advice.map((a) => {
+    const at = original(a);
+    const sites = a.sites && a.sites.map((s) => ({ ...s, ...(original(s) ? { original: original(s) } : {}) }));
+    return { ...a, ...(at ? { original: at } : {}), ...(sites ? { sites } : {}) };
+  });
 }
 
 /** GC and idle time inside each module's own window; empty without a CPU profile. */

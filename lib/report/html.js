@@ -182,7 +182,9 @@ function renderOutside(report) {
 function placeText(p) {
   if (!p.file) return '';
   if (!p.line) return p.file;
-  return p.column ? `${p.file}:${p.line}:${p.column}` : `${p.file}:${p.line}`;
+  const compiled = p.column ? `${p.file}:${p.line}:${p.column}` : `${p.file}:${p.line}`;
+  // Compiled output with a source map: the line the user wrote first.
+  return p.original ? `${p.original.file}:${p.original.line}:${p.original.column} (${compiled})` : compiled;
 }
 
 /** How sure a finding is: CPU samples, how many runs saw it, the estimate's interval. */

@@ -202,7 +202,9 @@ function evidenceText(a) {
 
 /** One finding of the advice in a line: what, where, and the fix. */
 function adviceText(a) {
-  const where = a.line ? `${a.file}:${a.line}` : a.file;
+  const compiled = a.line ? `${a.file}:${a.line}` : a.file;
+  // Compiled output with a source map: the line the user wrote first.
+  const where = a.original ? `${a.original.file}:${a.original.line} (${compiled})` : compiled;
   switch (a.kind) {
     case 'duplicate-package':
       return `${a.subject} is loaded from ${a.copies.length} copies (${[...new Set(a.copies.map((x) => x.version || '?'))].join(', ')}): ${a.fix}`;
