@@ -78,7 +78,8 @@ function findInDir(dir, report, cwd) {
     entries = fs.readdirSync(dir);
   } catch { /* no directory: no profile, said below */ }
   for (const name of entries) {
-    if (!name.endsWith('.cpuprofile')) continue;
+    // The raw profile beside startup.cpuprofile (coldstart's frames kept) is opened by name only.
+    if (!name.endsWith('.cpuprofile') || name.endsWith('.raw.cpuprofile')) continue;
     const full = path.join(dir, name);
     const mtime = fs.statSync(full).mtimeMs;
     if (!newest || mtime > newest.mtime) newest = { full, mtime };
