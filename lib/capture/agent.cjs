@@ -111,10 +111,10 @@ function start() {
 
   const hrNow = () => Number(process.hrtime.bigint() / 1000n); // µs, same clock as the CPU profile
   // CPU time used (µs): a module's own time is what it ran, not what a busy machine kept it waiting.
-  // The thread's where Node has it; else the process's (its helper threads counted too).
-  const cpuNow = typeof process.threadCpuUsage === 'function'
-    ? () => { const u = process.threadCpuUsage(); return u.user + u.system; }
-    : () => { const u = process.cpuUsage(); return u.user + u.system; };
+  // The process's clock: Linux keeps it to the microsecond, while the thread's (threadCpuUsage)
+  // moves in steps of up to a millisecond, more than most modules take. Helper threads count too;
+  // a module's figure is capped at its wall time.
+  const cpuNow = () => { const u = process.cpuUsage(); return u.user + u.system; };
   const agentStartUs = hrNow();
   const startUs = agentStartUs - Math.round(performance.now() * 1000); // process start on that clock
   // Times are reported without this agent's own setup and the pause spent waiting for the
