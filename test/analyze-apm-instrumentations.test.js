@@ -12,7 +12,7 @@ const { REPO } = require('./helpers/app.js');
 
 test('OpenTelemetry instrumentations for koa and mongodb in an express app: named, never loaded, advised at their requires', async () => {
   const dir = path.join(REPO, 'fixtures', 'otel-unused');
-  const result = await capture({ command: [process.execPath, '--require', './tracing.js', 'server.js'], cwd: dir, root: REPO });
+  const result = await capture({ command: [process.execPath, '--require', './tracing.js', '../otel-express/server.js'], cwd: dir, root: REPO });
   const report = buildReport(result, { readSource });
   const view = Object.fromEntries(report.instrumentations.map((i) => [i.package.replace('@opentelemetry/instrumentation-', ''), [i.instruments, i.loaded]]));
   assert.deepStrictEqual(view, {
