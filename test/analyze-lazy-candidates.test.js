@@ -157,6 +157,7 @@ test('a module two files load at startup is proposed with both sites; one passed
     assert.deepStrictEqual(schemas.sites.map((s) => [s.file, s.line, s.column, s.request]).sort(),
       [['items.js', 3, 17, './schemas'], ['uploads.js', 3, 17, './schemas']]);
     assert.match(schemas.fix, /and the same at (items|uploads)\.js:3/);
+    assert.match(schemas.command, /^coldstart profile --verify-advice -- .*node.* server\.js$/, 'the command that measures it');
     assert.ok(!advice.some((a) => a.subject === 'router.js'), 'the router is read by top-level code: used at load');
     assert.ok(advice.every((a) => a.file !== 'server.js' || a.line !== 2), 'never the comment');
   } finally {

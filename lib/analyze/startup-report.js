@@ -83,8 +83,8 @@ function buildReport(captured, extra = {}) {
     // An APM preload's instrumentations: each one's own load time, and whether what it patches loaded.
     instrumentations: apm.instrumentations,
     ...(extra.runs ? { runs: extra.runs } : {}),
-    ...verifiedAdvice(extra.advice || withOriginals([...adviceOf(result, extra.readSource), ...apm.advice], result.root, extra.readSource)
-      .sort((a, b) => b.estimatedMs - a.estimatedMs), extra.verification),
+    ...provable(verifiedAdvice(extra.advice || withOriginals([...adviceOf(result, extra.readSource), ...apm.advice], result.root, extra.readSource)
+      .sort((a, b) => b.estimatedMs - a.estimatedMs), extra.verification), result.command),
     artifacts: extra.artifacts || {},
   };
 }
@@ -218,6 +218,14 @@ function verifiedAdvice(advice, verification) {
     } else kept.push(a);
   }
   return { advice: kept, adviceDropped };
+}
+
+/** A lazy-load proposal not yet measured carries the command that measures it (profile --verify-advice). */
+function provable(verified, command) {
+  if (!Array.isArray(command) || !command.length) return verified;
+  const { shellLine } = require('../shell-words.js');
+  const proof = `coldstart profile --verify-advice -- ${shellLine(command)}`;
+  return { ...verified, advice: verified.advice.map((a) => (a.kind === 'lazy-load' && !a.verified ? { ...a, command: proof } : a)) };
 }
 
 /** Modules loaded: a production startup report lists packages only, with their module counts. */
