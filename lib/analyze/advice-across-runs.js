@@ -4,8 +4,13 @@
 // where the thread happened to be, not a finding. Pure: each run's advice in, the advice out.
 const { medianInterval } = require('../stats.js');
 
-/** One finding across runs: the same kind, subject and place. */
-const keyOf = (a) => `${a.kind}\0${a.subject}\0${a.file}\0${a.line}`;
+/**
+ * One finding across runs: the same kind and subject, and for a statement to change (a require, a
+ * call) the same place; a package's copies or entry point are the same finding wherever the run
+ * found its largest copy or first use.
+ */
+const PLACED = new Set(['lazy-load', 'sync-work']);
+const keyOf = (a) => `${a.kind}\0${a.subject}${PLACED.has(a.kind) ? `\0${a.file}\0${a.line}` : ''}`;
 
 /**
  * @param {Array<Array<object>>} perRun each run's advice (buildReport().advice), the first the run reported

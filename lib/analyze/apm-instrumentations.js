@@ -2,7 +2,7 @@
 // What an APM preload's instrumentations cost at startup, one by one, and whether the app loads
 // the package each one instruments. OpenTelemetry's instrumentations (@opentelemetry/instrumentation-*)
 // name what they patch in `new InstrumentationNodeModuleDefinition('express', ...)`; those names are
-// read by parsing the package's loaded files. One for a package the app never loads is startup time
+// read by parsing the package's loaded files. One for a package not loaded before ready is startup time
 // for nothing: getNodeAutoInstrumentations() loads every one of some forty. Pure: sources come from readSource.
 const { parseProgram, walk, calleeName, sourceSites } = require('./source-sites.js');
 
@@ -74,7 +74,7 @@ function adviceFor(unused, result, readSource, show, minMs) {
   const names = unused.map((i) => `${i.package.replace(INSTRUMENTATION, '')} (${i.instruments.join(', ')})`);
   return [{
     kind: 'apm-instrumentations',
-    subject: `${unused.length} OpenTelemetry instrumentation${unused.length === 1 ? '' : 's'} for packages the app never loads`,
+    subject: `${unused.length} OpenTelemetry instrumentation${unused.length === 1 ? '' : 's'} for packages not loaded before ready`,
     file: sites[0].file,
     line: sites[0].line,
     column: sites[0].column,

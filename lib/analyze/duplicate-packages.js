@@ -62,8 +62,8 @@ function duplicatePackages(result, options = {}) {
       copies: list,
       evidence: `${list.length} copies (${versions.join(', ')}): ${list.map((c) => `${c.dir} ${c.version || '?'}, ${c.modules} module${c.modules === 1 ? '' : 's'}, ${c.ms} ms${c.pulledBy ? `, first required by ${c.pulledBy}` : ''}`).join('; ')}`,
       fix: versions.length === 1
-        ? `the same version installed ${list.length} times: npm dedupe (npm ls ${name} shows who asks for each)`
-        : `align the versions its dependents ask for, then npm dedupe (npm ls ${name} shows who asks for each)`,
+        ? `the same version installed ${list.length} times: npm dedupe, or where a dependent pins another version at the top, an "overrides" entry (npm ls ${name} shows who asks for each)`
+        : `align the versions its dependents ask for (an "overrides" entry where a dependent pins one), then npm dedupe (npm ls ${name} shows who asks for each)`,
     });
   }
   return advice.sort((a, b) => b.estimatedMs - a.estimatedMs || a.subject.localeCompare(b.subject));

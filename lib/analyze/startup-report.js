@@ -183,8 +183,10 @@ function headline(report, n = 5) {
  * packages loaded from several copies, synchronous work on the startup path, and heavy entry
  * points the app uses one part of.
  */
-function adviceOf(result, readSource) {
+function adviceOf(measured, readSource) {
   const { displayPath } = require('../paths.js');
+  // Estimates are CPU the modules used: what a busy machine added to their wall time is nobody's saving.
+  const result = { ...measured, modules: measured.modules.map(onCpu) };
   const show = (file) => (result.root ? displayPath(result.root, file) : file);
   const lazy = require('./lazy-candidates.js').lazyCandidates(result, { readSource });
   // A module proposed to load lazily takes its top-level work with it: not a second finding.
@@ -218,6 +220,12 @@ function verifiedAdvice(advice, verification) {
     } else kept.push(a);
   }
   return { advice: kept, adviceDropped };
+}
+
+/** A module's times as the CPU it used, where the agent measured it (each capped at its wall time). */
+function onCpu(m) {
+  if (m.cpuSelfMs == null) return m;
+  return { ...m, selfMs: Math.min(m.selfMs, m.cpuSelfMs), inclusiveMs: Math.min(m.inclusiveMs, m.cpuInclusiveMs ?? m.inclusiveMs) };
 }
 
 /** A lazy-load proposal not yet measured carries the command that measures it (profile --verify-advice). */

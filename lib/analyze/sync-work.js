@@ -102,7 +102,10 @@ function syncWork(result, options = {}) {
       fix: fixFor(file, mod.fix, show),
     });
   }
-  for (const entry of topLevel.values()) advice.push(...topLevelWork(entry, sitesOf, show, up));
+  // A package's own top-level work is part of loading it (its load time says so): no line the app can change.
+  for (const entry of topLevel.values()) {
+    if (packageOf(fileOfUrl(entry.node.callFrame.url)) === '(app)') advice.push(...topLevelWork(entry, sitesOf, show, up));
+  }
   return advice.sort((a, b) => b.estimatedMs - a.estimatedMs);
 }
 
@@ -179,7 +182,7 @@ function topLevelWork(entry, sitesOf, show, up) {
 function fixFor(file, fix, show) {
   const pkg = packageOf(file);
   if (pkg === '(app)') return fix;
-  return `this is ${pkg}'s own code (${show(file)}): load ${pkg} only when it is first needed, or use a version or option of it that does not do this at load`;
+  return `this is ${pkg}'s own code (${show(file)}): if the app can start without ${pkg}, load it when first needed; else look for a version or option of it that does not do this at startup`;
 }
 
 const round = (n) => Math.round(n * 100) / 100;

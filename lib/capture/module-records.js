@@ -26,7 +26,7 @@ function moduleRecords(payload) {
       selfMs: round(Math.max(0, m.inclusiveMs - m.childMs)),
       // The CPU its own load used (its resolution included, modules it loaded excluded): selfMs
       // minus the time it was not running. Absent from agents that do not measure it.
-      ...(Number.isFinite(m.cpuMs) ? { cpuSelfMs: round(Math.max(0, m.cpuMs - (m.childCpuMs || 0))) } : {}),
+      ...(Number.isFinite(m.cpuMs) ? { cpuSelfMs: round(Math.max(0, m.cpuMs - (m.childCpuMs || 0))), cpuInclusiveMs: round(Math.max(0, m.cpuMs)) } : {}),
       inclusiveMs: round(m.inclusiveMs),
       startMs: round(m.startMs),
     });

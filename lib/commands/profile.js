@@ -84,7 +84,9 @@ async function profileHere(argv, ctx, outDir, { options, interval, after, verify
   const byReady = results.filter((r) => !r.partial).sort((a, b) => a.readyAt - b.readyAt);
   const result = byReady.length ? byReady[(byReady.length - 1) >> 1] : results[results.length - 1];
   const { adviceAcrossRuns } = require('../analyze/advice-across-runs.js');
-  const across = adviceAcrossRuns([result, ...results.filter((r) => r !== result)].map((r) => buildReport(r, { readSource }).advice));
+  const ordered = [result, ...results.filter((r) => r !== result)];
+  const drafts = ordered.map((r) => buildReport(r, { readSource }));
+  const across = adviceAcrossRuns(drafts.map((d) => d.advice));
   const verification = verifyRuns && !result.partial ? await verifyAdvice(result, options, verifyRuns, after, argv, ctx) : null;
   const floorMs = result.partial ? null : await machineFloorMs(options);
   const { writeProfileArtifacts } = require('../report/profile-artifacts.js');
@@ -92,7 +94,12 @@ async function profileHere(argv, ctx, outDir, { options, interval, after, verify
     verification,
     floorMs,
     advice: across.advice,
-    runs: { count: results.length, readyAt: results.map((r) => Math.round(r.readyAt * 100) / 100), unstable: across.unstable },
+    runs: {
+      count: results.length,
+      readyAt: ordered.map((r) => Math.round(r.readyAt * 100) / 100), // the reported run first
+      offCpuShare: drafts.map((d) => (d.machine ? d.machine.offCpuShare : null)),
+      unstable: across.unstable,
+    },
   });
   printReport(report, argv, ctx);
   return result.partial ? 130 : 0;

@@ -46,7 +46,7 @@ function renderProfileSummary(report, opts = {}) {
   lines.push(`  ${count(report.modules.length, 'module')}, ${count(report.files, 'file')}, ${size(report.bytes)} read to start` +
     (report.outsideRoot.length ? `, ${count(report.outsideRoot.length, 'file')} outside the root` : ''));
   lines.push(`  root ${report.root}   node ${report.node}`);
-  const busy = busyLine(report.machine);
+  const busy = busyLine(report.machine, report.runs);
   if (busy) lines.push(c.yellow(`  ${busy}`));
   if (report.container) lines.push(`  in a container of ${report.container.image} under ${report.container.runtime}${report.container.runtime === 'runsc' ? ' (gVisor)' : ''}`);
 
@@ -100,9 +100,15 @@ function renderProfileSummary(report, opts = {}) {
   return lines.join('\n') + '\n';
 }
 
-/** One line when a busy machine inflated the run (report.machine), else null. */
-function busyLine(machine) {
-  if (!machine || !machine.busy) return null;
+/** One line when a busy machine inflated the run (report.machine) or others of its runs, else null. */
+function busyLine(machine, runs) {
+  if (!machine) return null;
+  const busyRuns = ((runs && runs.offCpuShare) || []).filter((share) => share >= 0.1);
+  if (!machine.busy && busyRuns.length) {
+    return `the machine was busy in ${busyRuns.length} of ${runs.count} runs (the app not running for up to ` +
+      `${Math.round(Math.max(...busyRuns) * 100)}% of the profiled time); the reported run was not: its module times stand`;
+  }
+  if (!machine.busy) return null;
   const floor = machine.floorMs != null ? `; a bare Node reached the same moment in ${ms(machine.floorMs)} right after` : '';
   return `the machine was busy: the app was not running for ${Math.round(machine.offCpuShare * 100)}% of the profiled time ` +
     `(${ms(machine.offCpuMs)}, load average ${machine.loadAverage[0]} on ${count(machine.cpus, 'CPU')}${floor}); ` +
