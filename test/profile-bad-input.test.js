@@ -172,3 +172,11 @@ test('a duration without its unit is refused, never read as milliseconds', async
     assertFailure(await runCli(['profile', '--after', '10', '--', 'node', 'server.js'], { cwd: dir }), 2, /invalid --after "10": give a unit/, dir);
   } finally { rm(dir); }
 });
+
+test('--runs: a whole number of at least 1, one app kept running at most', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    assertFailure(await runCli(['profile', '--runs', '0', '--', 'node', 'server.js'], { cwd: dir }), 2, /invalid --runs "0"/, dir);
+    assertFailure(await runCli(['profile', '--runs', '2', '--keep-running', '--', 'node', 'server.js'], { cwd: dir }), 2, /--keep-running leaves one app running/, dir);
+  } finally { rm(dir); }
+});

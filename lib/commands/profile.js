@@ -34,7 +34,8 @@ module.exports = {
     const after = afterWindowFromArgv(argv);
     const verifyRuns = argv.verifyAdvice ? parseCount(argv.verifyRuns, '--verify-runs', 2) : 0;
     const runs = parseCount(argv.runs, '--runs', 1);
-    if (argv.docker != null && runs > 1) throw new UsageError('--runs does not work with --docker yet: run profile --docker again to compare');
+    if (argv.docker != null && runs > 1) throw new UsageError('--runs does not apply to --docker: run profile --docker again to compare');
+    if (argv.keepRunning && runs > 1) throw new UsageError('--keep-running leaves one app running: give it without --runs');
     if (argv.docker == null && argv.runtime != null) throw new UsageError('--runtime is the container runtime of --docker: give --docker IMAGE too');
     if (argv.docker != null && argv.keepRunning) throw new UsageError('--keep-running does not work with --docker: the container ends with the capture');
     const made = ensureWritableDir(outDir);
@@ -69,7 +70,7 @@ async function profileHere(argv, ctx, outDir, { options, interval, after, verify
         interval,
         coverage: argv.coverage || argv.verifyAdvice,
         after,
-        keepRunning: argv.keepRunning && i === runs - 1,
+        keepRunning: argv.keepRunning,
         // The app's output once is enough.
         ...(i > 0 ? { stdout: undefined, stderr: undefined } : {}),
         signal: traps.signal,
@@ -102,7 +103,7 @@ async function profileHere(argv, ctx, outDir, { options, interval, after, verify
     },
   });
   printReport(report, argv, ctx);
-  return result.partial ? 130 : 0;
+  return results.some((r) => r.partial) ? 130 : 0; // interrupted: what the finished runs found is written
 }
 
 /**
