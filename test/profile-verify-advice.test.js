@@ -54,7 +54,7 @@ test('--verify-advice drops a proposal when a request answers differently with i
   try {
     // heavy.js now throws when loaded after startup: the lazy run's route fails where the app's did not.
     fs.appendFileSync(path.join(dir, 'heavy.js'), 'if (require("http").globalAgent && process.uptime() > 0 && globalThis.__started) throw new Error("too late");\n');
-    fs.writeFileSync(path.join(dir, 'server.js'), SERVER.replace("const port = config.port;", "const port = config.port;\nsetImmediate(() => { globalThis.__started = true; });"));
+    fs.writeFileSync(path.join(dir, 'server.js'), SERVER.replace('function portOf() { return config.port; }', 'function portOf() { return config.port; }\nsetImmediate(() => { globalThis.__started = true; });'));
     const { code, stderr } = await runCli(['profile', '--verify-advice', '--verify-runs', '2', '--request', 'GET /heavy', '--', process.execPath, 'server.js'], { cwd: dir });
     assert.strictEqual(code, 0, stderr);
     const report = JSON.parse(fs.readFileSync(path.join(dir, '.coldstart', 'report.json'), 'utf8'));
