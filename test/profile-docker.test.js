@@ -47,6 +47,11 @@ for (const runtime of ['runc', 'runsc']) {
       assert.equal(st.uid, process.getuid(), `${name} belongs to the user running coldstart`);
     }
     assert.ok(fs.readFileSync(path.join(out, 'startup-files.txt'), 'utf8').split('\n').includes('node_modules/express/package.json'));
+    // coldstart's own code in the container (its agent, from the mount) is folded out of the profile to open.
+    const { target } = require('../lib/capture/in-container.js').coldstartMount();
+    const urls = (name) => JSON.parse(fs.readFileSync(path.join(out, name), 'utf8')).nodes.map((n) => n.callFrame.url);
+    assert.ok(urls('startup.raw.cpuprofile').some((u) => u.includes(target)) && !urls('startup.cpuprofile').some((u) => u.includes(target)));
+    assert.ok(!report.packages.some((p) => p.name === 'coldstart') && !report.modules.some((m) => m.file.includes(target)));
     assert.match(r.stdout, new RegExp(`in a container of ${image.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} under ${runtime}`));
     assert.match(r.stdout, new RegExp(`Written\\n  ${path.relative(scratch(), path.join(out, 'startup.cpuprofile')).replace(/[.]/g, '\\.')}`));
     assert.match(r.stderr, /docker-app listening on port 8080/, "the app's own output passes through");
