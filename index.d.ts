@@ -125,12 +125,38 @@ export interface ReportModule {
   startMs: number;
   resolveMs: number;
   loadMs: number;
-  /** The module's own work. */
+  /** The module's own work: the CPU its load used, collections apart. */
   selfMs: number;
   /** Garbage collection inside its load window; null without a CPU profile. */
   gcMs: number | null;
   idleMs: number | null;
+  /** The rest of its own wall time, when the machine kept it off the CPU; null when not measured. */
+  offCpuMs: number | null;
   inclusiveMs: number;
+}
+
+/** How busy the machine was during the profiled run. */
+export interface ReportMachine {
+  /** Profiled time the app's thread was not running though it had work, and its share (0..1). */
+  offCpuMs: number | null;
+  offCpuShare: number | null;
+  loadAverage: [number, number, number];
+  cpus: number;
+  /** A bare Node reaching the same ready moment, timed right after the capture; null when not timed. */
+  floorMs: number | null;
+  /** offCpuShare of 10% or more. */
+  busy: boolean;
+}
+
+/** An OpenTelemetry instrumentation loaded at startup. */
+export interface ReportInstrumentation {
+  package: string;
+  /** The packages it patches, read from its source; null when they could not be read. */
+  instruments: string[] | null;
+  /** Whether the app loaded one of them before ready; null when unknown. */
+  loaded: boolean | null;
+  ownMs: number;
+  modules: number;
 }
 
 export interface ReportPackage {
@@ -162,8 +188,14 @@ export interface StartupReport {
   bytes: number;
   filesByVia: Record<string, number>;
   outsideRoot: string[];
-  /** Where the CPU profile's time went; null without one. */
+  /** Where the CPU profile's time went (offCpu: time the thread was not running); null without one. */
   categories: ({ totalMs: number } & Record<string, number>) | null;
+  machine: ReportMachine | null;
+  /** Under coldstart start: how it served the app. */
+  served: { mode: 'memory' | 'snapshot' | 'extract'; verify: 'size' | 'none'; codeCacheModules: number; index: boolean } | null;
+  instrumentations: ReportInstrumentation[];
+  /** profile --runs: each run's time to ready (the reported run first), how busy each was, the findings too few runs found. */
+  runs?: { count: number; readyAt: number[]; offCpuShare: Array<number | null>; unstable: Array<{ kind: string; subject: string; file: string; line: number | null; runs: { seen: number; of: number } }> };
   packages: ReportPackage[];
   modules: ReportModule[];
   builtins: string[];
@@ -185,12 +217,27 @@ export interface AdviceFinding {
   /** The file to change (root-relative when inside the root) and its line; null when not known. */
   file: string;
   line: number | null;
-  /** The saving this run suggests, in ms. */
+  /** The saving this run suggests, in ms (with --runs: the median of the runs that found it). */
   estimatedMs: number;
+  /** Where the place was written, through the compiled file's source map. */
+  original?: { file: string; line: number; column: number };
+  /** In how many of the profiled runs it was found (one run: { seen: 1, of: 1 }). */
+  runs?: { seen: number; of: number };
+  /** The interval of the estimate over the runs; null below two. */
+  interval?: [number, number] | null;
   /** What was measured. */
   evidence: string;
   /** What to change. */
   fix: string;
+}
+
+/** One statement to change: where, and the request it loads. */
+export interface AdviceSite {
+  file: string;
+  line: number;
+  column: number;
+  request: string;
+  original?: { file: string; line: number; column: number };
 }
 
 /**
@@ -216,6 +263,11 @@ export interface LazyLoadAdvice extends AdviceFinding {
   /** The specifier as the parent's code writes it, and how: require() or an ES module import. */
   request: string;
   form: 'require' | 'import';
+  column: number;
+  /** Every file that loads the module before ready, when there are several: all must change. */
+  sites?: AdviceSite[];
+  /** The command that measures it (profile --verify-advice), until it is measured. */
+  command?: string;
   /** With --after, --request and coverage: the first request that ran its code after ready, or null when none did. */
   usedBy?: string | null;
   /** With --verify-advice, when the saving was measured beyond noise. */
@@ -240,8 +292,31 @@ export interface SyncWorkAdvice extends AdviceFinding {
   kind: 'sync-work';
   /** e.g. 'fs.readFileSync', 'child_process.execSync', 'zlib.*Sync', 'top-level code'. */
   subject: string;
-  /** The time it blocked startup in this run (CPU profile samples). */
+  /** The CPU time it took in this run (CPU profile samples). */
   estimatedMs: number;
+  /** The call's line and column (the first, when the function makes several: calls lists them). */
+  line: number;
+  column: number;
+  calls?: number[];
+  samples: number;
+  /** The call chain, outermost first, ending at the call. */
+  chain: string[];
+}
+
+/** OpenTelemetry instrumentations whose packages the app did not load before ready. */
+export interface ApmInstrumentationsAdvice extends AdviceFinding {
+  kind: 'apm-instrumentations';
+  line: number;
+  column: number;
+  sites?: AdviceSite[];
+  packages: Array<{ package: string; instruments: string[]; ownMs: number }>;
+}
+
+/** What only a start inside a container says (profile --docker). */
+export interface ContainerAdvice extends Omit<AdviceFinding, 'file'> {
+  kind: 'container-start' | 'container-verify' | 'container-code-cache';
+  file: null;
+  line: null;
 }
 
 /** A package loaded whole (googleapis, aws-sdk v2, lodash) when the app's code uses one to three parts of it. */
@@ -257,7 +332,7 @@ export interface HeavyEntryPointAdvice extends AdviceFinding {
   source: string;
 }
 
-export type ReportAdvice = LazyLoadAdvice | DuplicatePackageAdvice | SyncWorkAdvice | HeavyEntryPointAdvice;
+export type ReportAdvice = LazyLoadAdvice | DuplicatePackageAdvice | SyncWorkAdvice | HeavyEntryPointAdvice | ApmInstrumentationsAdvice | ContainerAdvice;
 
 export interface PackOptions {
   /** Directory the file paths are relative to. */
