@@ -140,11 +140,14 @@ export interface ReportMachine {
   /** Profiled time the app's thread was not running though it had work, and its share (0..1). */
   offCpuMs: number | null;
   offCpuShare: number | null;
+  /** Of that, the time waiting for a CPU (Linux schedstat), and its share; null where it cannot be read. */
+  runQueueMs: number | null;
+  runQueueShare: number | null;
   loadAverage: [number, number, number];
   cpus: number;
   /** A bare Node reaching the same ready moment, timed right after the capture; null when not timed. */
   floorMs: number | null;
-  /** offCpuShare of 10% or more. */
+  /** runQueueShare (else offCpuShare) of 10% or more. */
   busy: boolean;
 }
 
@@ -195,7 +198,7 @@ export interface StartupReport {
   served: { mode: 'memory' | 'snapshot' | 'extract'; verify: 'size' | 'none'; codeCacheModules: number; index: boolean } | null;
   instrumentations: ReportInstrumentation[];
   /** profile --runs: each run's time to ready (the reported run first), how busy each was, the findings too few runs found. */
-  runs?: { count: number; readyAt: number[]; offCpuShare: Array<number | null>; unstable: Array<{ kind: string; subject: string; file: string; line: number | null; runs: { seen: number; of: number } }> };
+  runs?: { count: number; readyAt: number[]; busyShare: Array<number | null>; unstable: Array<{ kind: string; subject: string; file: string; line: number | null; runs: { seen: number; of: number } }> };
   packages: ReportPackage[];
   modules: ReportModule[];
   builtins: string[];

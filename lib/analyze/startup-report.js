@@ -89,29 +89,36 @@ function buildReport(captured, extra = {}) {
   };
 }
 
-// At this share of the profiled time spent off the CPU (not idle), the machine inflated the run.
+// At this share of the profiled time spent waiting for a CPU, the machine inflated the run.
 const BUSY_SHARE = 0.1;
 
 /**
- * How much of the profiled time the app's thread was not running though it had work (descheduled
- * by a busy machine, stalled on page faults): profiled wall time minus the CPU it used minus its
- * waits on the event loop, and the gaps the profile shows where the CPU time is not known.
+ * How much of the profiled time the app's thread was not running though it had work: offCpuMs, the
+ * profiled wall time minus the CPU it used minus its waits on the event loop (or the profile's gaps
+ * where the CPU time is not known); of that, runQueueMs waiting for a CPU (a busy machine; Linux
+ * schedstat), the rest blocked in the kernel (disk reads, page faults). busy: the machine's share
+ * (the whole time off the CPU where the wait for a CPU is not known) is 10% or more.
  * floorMs: a bare Node that listens, timed in the same run (profile measures it).
  */
 function machineOf(result, categories, floorMs = null) {
   if (!result.machine) return null;
+  const totalMs = categories && categories.totalMs > 0 ? categories.totalMs : null;
   let offCpuMs = categories ? categories.offCpu : null;
   if (categories && Number.isFinite(result.cpuMs)) {
     offCpuMs = Math.max(0, categories.totalMs - categories.idle - result.cpuMs, categories.offCpu);
   }
-  const offCpuShare = offCpuMs != null && categories && categories.totalMs > 0 ? offCpuMs / categories.totalMs : null;
+  const runQueueMs = Number.isFinite(result.runQueueMs) ? Math.max(0, result.runQueueMs) : null;
+  const share = (ms) => (ms == null || !totalMs ? null : Math.round((ms / totalMs) * 1000) / 1000);
+  const busyShare = runQueueMs != null ? share(runQueueMs) : share(offCpuMs);
   return {
     offCpuMs: round(offCpuMs),
-    offCpuShare: offCpuShare == null ? null : Math.round(offCpuShare * 1000) / 1000,
+    offCpuShare: share(offCpuMs),
+    runQueueMs: round(runQueueMs),
+    runQueueShare: share(runQueueMs),
     loadAverage: result.machine.loadAverage,
     cpus: result.machine.cpus,
     floorMs: floorMs == null ? null : round(floorMs),
-    busy: offCpuShare != null && offCpuShare >= BUSY_SHARE,
+    busy: busyShare != null && busyShare >= BUSY_SHARE,
   };
 }
 

@@ -115,6 +115,15 @@ function start() {
   // moves in steps of up to a millisecond, more than most modules take. Helper threads count too;
   // a module's figure is capped at its wall time.
   const cpuNow = () => { const u = process.cpuUsage(); return u.user + u.system; };
+  // ms the main thread has waited for a CPU while runnable (Linux schedstat; null without it): a busy
+  // machine, told apart from waits in the kernel (disk reads, page faults), which are not its doing.
+  const runQueueMs = () => {
+    try {
+      return Number(readFileSync('/proc/self/schedstat', 'latin1').split(' ')[1]) / 1e6;
+    } catch {
+      return null;
+    }
+  };
   const agentStartUs = hrNow();
   const startUs = agentStartUs - Math.round(performance.now() * 1000); // process start on that clock
   // Times are reported without this agent's own setup and the pause spent waiting for the
@@ -330,6 +339,7 @@ function start() {
 
   resumeUs = hrNow();
   const resumeCpuUs = cpuNow();
+  const resumeRunQueueMs = runQueueMs();
   pausedUs = resumeUs - agentStartUs;
   state.waitMs = pausedUs / 1000;
 
@@ -350,6 +360,7 @@ function start() {
     drainEsm();
     const readyUs = hrNow();
     const cpuUs = cpuNow() - resumeCpuUs;
+    const waitedMs = resumeRunQueueMs == null ? null : runQueueMs() - resumeRunQueueMs;
     return {
       pid: process.pid,
       reason,
@@ -360,6 +371,7 @@ function start() {
       readyUs,
       readyAt: msSinceStart(readyUs),
       cpuMs: cpuUs / 1000, // CPU used from the resume to the ready moment
+      runQueueMs: waitedMs, // and the time waiting for a CPU meanwhile
       waitMs: state.waitMs,
       releasedUs: state.releasedUs,
       mainFile: (require.main && require.main.filename) || (process.argv[1] && path.resolve(process.argv[1])) || null,

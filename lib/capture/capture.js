@@ -331,6 +331,7 @@ async function capture(options) {
       reason: payload.reason,
       readyAt: payload.readyAt,
       cpuMs: payload.cpuMs ?? null,
+      runQueueMs: payload.runQueueMs ?? null,
       // How busy the machine was around the run: the report says when it inflated the times.
       machine: { loadAverage: os.loadavg().map((n) => Math.round(n * 100) / 100), cpus: os.availableParallelism() },
       attachMs: payload.waitMs,

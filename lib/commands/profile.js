@@ -98,7 +98,8 @@ async function profileHere(argv, ctx, outDir, { options, interval, after, verify
     runs: {
       count: results.length,
       readyAt: ordered.map((r) => Math.round(r.readyAt * 100) / 100), // the reported run first
-      offCpuShare: drafts.map((d) => (d.machine ? d.machine.offCpuShare : null)),
+      // How busy the machine was in each run: its share of the time the app waited for a CPU.
+      busyShare: drafts.map((d) => (d.machine ? d.machine.runQueueShare ?? d.machine.offCpuShare : null)),
       unstable: across.unstable,
     },
   });

@@ -334,10 +334,12 @@ function placeLine(report) {
 function renderBusyBanner(report) {
   const m = report.machine;
   if (!m || !m.busy) return '';
-  const share = Number.isFinite(m.offCpuShare) ? `${Math.round(m.offCpuShare * 100)}%` : 'part';
+  const waited = Number.isFinite(m.runQueueShare) ? m.runQueueShare : m.offCpuShare;
+  const share = Number.isFinite(waited) ? `${Math.round(waited * 100)}%` : 'part';
   const load = Array.isArray(m.loadAverage) && Number.isFinite(m.loadAverage[0])
     ? ` (load average ${m.loadAverage[0].toFixed(2)}${Number.isFinite(m.cpus) ? ` on ${count(m.cpus, 'CPU')}` : ''})` : '';
-  return `<p class="busy" id="machine-busy">The machine was busy: ${esc(share)} of the time to ready the app was not running${esc(load)}; ` +
+  const what = Number.isFinite(m.runQueueShare) ? 'the app waited for a CPU' : 'the app was not running';
+  return `<p class="busy" id="machine-busy">The machine was busy: for ${esc(share)} of the profiled time ${what}${esc(load)}; ` +
     'module times are CPU they used.</p>';
 }
 

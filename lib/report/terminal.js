@@ -100,18 +100,28 @@ function renderProfileSummary(report, opts = {}) {
   return lines.join('\n') + '\n';
 }
 
-/** One line when a busy machine inflated the run (report.machine) or others of its runs, else null. */
+/**
+ * One line when a busy machine inflated the run (report.machine) or others of its runs, or when the
+ * app spent much of it blocked in the kernel; else null.
+ */
 function busyLine(machine, runs) {
   if (!machine) return null;
-  const busyRuns = ((runs && runs.offCpuShare) || []).filter((share) => share >= 0.1);
+  const pct = (share) => `${Math.round(share * 100)}%`;
+  const busyRuns = ((runs && runs.busyShare) || []).filter((share) => share >= 0.1);
   if (!machine.busy && busyRuns.length) {
-    return `the machine was busy in ${busyRuns.length} of ${runs.count} runs (the app not running for up to ` +
-      `${Math.round(Math.max(...busyRuns) * 100)}% of the profiled time); the reported run was not: its module times stand`;
+    return `the machine was busy in ${busyRuns.length} of ${runs.count} runs (the app waiting for a CPU up to ` +
+      `${pct(Math.max(...busyRuns))} of the profiled time); the reported run was not: its module times stand`;
   }
-  if (!machine.busy) return null;
+  if (!machine.busy) {
+    if (!(machine.offCpuShare >= 0.1) || machine.runQueueMs == null) return null;
+    return `the app was off the CPU for ${pct(machine.offCpuShare)} of the profiled time (${ms(machine.offCpuMs)}) though ` +
+      'not for want of one: blocked in the kernel (disk reads of a cold cache, page faults); module times are the CPU they used';
+  }
   const floor = machine.floorMs != null ? `; a bare Node reached the same moment in ${ms(machine.floorMs)} right after` : '';
-  return `the machine was busy: the app was not running for ${Math.round(machine.offCpuShare * 100)}% of the profiled time ` +
-    `(${ms(machine.offCpuMs)}, load average ${machine.loadAverage[0]} on ${count(machine.cpus, 'CPU')}${floor}); ` +
+  const waited = machine.runQueueMs != null ? `waited for a CPU ${ms(machine.runQueueMs)}, ${pct(machine.runQueueShare)}`
+    : `was not running ${ms(machine.offCpuMs)}, ${pct(machine.offCpuShare)}`;
+  return `the machine was busy: the app ${waited} of the profiled time ` +
+    `(load average ${machine.loadAverage[0]} on ${count(machine.cpus, 'CPU')}${floor}); ` +
     'module times are the CPU they used, the rest is shown apart';
 }
 
