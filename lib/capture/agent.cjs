@@ -117,13 +117,18 @@ function start() {
   const cpuNow = () => { const u = process.cpuUsage(); return u.user + u.system; };
   // ms the main thread has waited for a CPU while runnable (Linux schedstat; null without it): a busy
   // machine, told apart from waits in the kernel (disk reads, page faults), which are not its doing.
+  // Read with the fs calls below not watching: not one of the app's files.
   const runQueueMs = () => {
+    ownRead = true;
     try {
       return Number(readFileSync('/proc/self/schedstat', 'latin1').split(' ')[1]) / 1e6;
     } catch {
       return null;
+    } finally {
+      ownRead = false;
     }
   };
+  let ownRead = false;
   const agentStartUs = hrNow();
   const startUs = agentStartUs - Math.round(performance.now() * 1000); // process start on that clock
   // Times are reported without this agent's own setup and the pause spent waiting for the
@@ -263,7 +268,7 @@ function start() {
     return null; // a file descriptor or something else: nothing to pack
   }
   function noteRead(p, via) {
-    if (!state.recording) return;
+    if (!state.recording || ownRead) return;
     // The CommonJS loader reading the module it is loading: already recorded as a module.
     const top = state.stack[state.stack.length - 1];
     if (top && top.file === p) return;
