@@ -4,7 +4,7 @@
 // name what they patch in `new InstrumentationNodeModuleDefinition('express', ...)`; those names are
 // read by parsing the package's loaded files. One for a package not loaded before ready is startup time
 // for nothing: getNodeAutoInstrumentations() loads every one of some forty. Pure: sources come from readSource.
-const { parseProgram, walk, calleeName, sourceSites } = require('./source-sites.js');
+const { parseProgram, walk, calleeName, sourceSitesOf } = require('./source-sites.js');
 
 const INSTRUMENTATION = /^@opentelemetry\/instrumentation-/;
 const AUTO = '@opentelemetry/auto-instrumentations-node';
@@ -57,6 +57,7 @@ function adviceFor(unused, result, readSource, show, minMs) {
   const ms = round(unused.reduce((sum, i) => sum + i.ownMs, 0));
   if (!unused.length || ms < minMs) return [];
   const byFile = new Map((result.modules || []).map((m) => [m.file, m]));
+  const sitesOf = sourceSitesOf(readSource);
   const auto = unused.every((i) => (byFile.get(i.entry.parent) || {}).package === AUTO);
   const sites = [];
   if (auto) {
@@ -89,7 +90,7 @@ function adviceFor(unused, result, readSource, show, minMs) {
 
   function siteOf(parent, request) {
     if (!parent) return null;
-    const parsed = sourceSites(readSource(parent.file));
+    const parsed = sitesOf(parent.file);
     const site = parsed && parsed.imports().find((s) => s.request === request);
     return site ? { file: show(parent.file), line: site.line, column: site.column, request } : null;
   }

@@ -4,6 +4,8 @@
 // it would save and the line to change. Pure: the caller hands in a way to read a parent's source.
 const path = require('path');
 const { displayPath } = require('../paths.js');
+const { packageOf } = require('../package-name.js');
+const { sourceSitesOf } = require('./source-sites.js');
 
 const APP = '(app)'; // packageOf() of a file outside node_modules
 // Below this estimate a finding is noise, not advice.
@@ -58,7 +60,7 @@ function lazyCandidates(result, options = {}) {
     const importers = importersOf(m, subtree, parent, loadedBy, result, show);
     // The place to change must be the app's own code: what a dependency loads and does not use
     // yet (express's own requires, say) is its authors' choice, and not a change the app can make.
-    if (importers.some((i) => byFile.get(i.file) ? byFile.get(i.file).package !== APP : packageOfShown(i.shown) !== APP)) continue;
+    if (importers.some((i) => packageOf(i.file) !== APP)) continue;
     const estimatedMs = round(m.inclusiveMs - sharedMs(subtree, loadedBy, byFile, show));
     if (!(estimatedMs >= minMs)) continue;
     const sites = [];
@@ -97,18 +99,6 @@ function lazyCandidates(result, options = {}) {
 const fixOf = (site) => (site.form === 'import' && !site.dynamic
   ? `replace the top-level import of '${site.request}' with \`await import('${site.request}')\` in the function that uses it`
   : `move ${site.form === 'import' ? `import('${site.request}')` : `require('${site.request}')`} into the function that uses it, or \`await import('${site.request}')\` there`);
-
-const packageOfShown = (shown) => require('../package-name.js').packageOf(shown);
-
-/** Parses each source once. */
-function sourceSitesOf(readSource) {
-  const { sourceSites } = require('./source-sites.js');
-  const parsed = new Map();
-  return (file) => {
-    if (!parsed.has(file)) parsed.set(file, sourceSites(readSource(file)));
-    return parsed.get(file);
-  };
-}
 
 /**
  * Who loaded what before ready: shown file -> Map(shown importing file -> requests). CommonJS

@@ -271,4 +271,13 @@ function patternNames(pattern) {
   return [];
 }
 
-module.exports = { sourceSites, parseProgram, walk, calleeName };
+/** sourceSites of files read with readSource, each parsed once (null for one that cannot be). */
+function sourceSitesOf(readSource) {
+  const parsed = new Map();
+  return (file) => {
+    if (!parsed.has(file)) parsed.set(file, sourceSites(readSource(file)));
+    return parsed.get(file);
+  };
+}
+
+module.exports = { sourceSites, sourceSitesOf, parseProgram, walk, calleeName };

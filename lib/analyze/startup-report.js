@@ -109,8 +109,7 @@ function machineOf(result, categories, floorMs = null) {
   }
   const runQueueMs = Number.isFinite(result.runQueueMs) ? Math.max(0, result.runQueueMs) : null;
   const share = (ms) => (ms == null || !totalMs ? null : Math.round((ms / totalMs) * 1000) / 1000);
-  const busyShare = runQueueMs != null ? share(runQueueMs) : share(offCpuMs);
-  return {
+  const machine = {
     offCpuMs: round(offCpuMs),
     offCpuShare: share(offCpuMs),
     runQueueMs: round(runQueueMs),
@@ -118,8 +117,13 @@ function machineOf(result, categories, floorMs = null) {
     loadAverage: result.machine.loadAverage,
     cpus: result.machine.cpus,
     floorMs: floorMs == null ? null : round(floorMs),
-    busy: busyShare != null && busyShare >= BUSY_SHARE,
   };
+  return { ...machine, busy: busyShare(machine) >= BUSY_SHARE };
+}
+
+/** The share of the profiled time a busy machine took: waiting for a CPU, else all the time off it. */
+function busyShare(machine) {
+  return (machine && (machine.runQueueShare ?? machine.offCpuShare)) ?? null;
 }
 
 /**
@@ -256,4 +260,4 @@ function momentOf(until) {
   return `the ${until} mark`;
 }
 
-module.exports = { buildReport, headline, moduleCount, momentOf };
+module.exports = { buildReport, busyShare, headline, moduleCount, momentOf };

@@ -8,7 +8,7 @@
 // gives no line. Pure: sources come from readSource.
 const { fileOfUrl, isUserFrame, timedSamples } = require('./cpuprofile-categories.js');
 const { isOwnCode } = require('./own-code.js');
-const { sourceSites } = require('./source-sites.js');
+const { sourceSitesOf } = require('./source-sites.js');
 const { packageOf } = require('../package-name.js');
 
 // The evidence a finding needs: this much on-CPU time, in at least this many samples (one sample
@@ -70,11 +70,7 @@ function syncWork(result, options = {}) {
     }
   }
 
-  const parsed = new Map();
-  const sitesOf = (file) => {
-    if (!parsed.has(file)) parsed.set(file, sourceSites(readSource(file)));
-    return parsed.get(file);
-  };
+  const sitesOf = sourceSitesOf(readSource);
   const advice = [];
   for (const entry of calls.values()) {
     const ms = entry.us / 1000;

@@ -58,7 +58,7 @@ module.exports = {
 async function profileHere(argv, ctx, outDir, { options, interval, after, verifyRuns, runs }) {
   const { capture } = require('../capture/capture.js');
   const { withInterrupts } = require('../interrupt.js');
-  const { buildReport } = require('../analyze/startup-report.js');
+  const { buildReport, busyShare } = require('../analyze/startup-report.js');
   const { readSource } = require('../report/profile-artifacts.js');
   const progress = runs > 1 ? require('../progress.js').phaseProgress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env }) : null;
   const results = [];
@@ -88,7 +88,7 @@ async function profileHere(argv, ctx, outDir, { options, interval, after, verify
   const ordered = [result, ...results.filter((r) => r !== result)];
   const drafts = ordered.map((r) => buildReport(r, { readSource }));
   const across = adviceAcrossRuns(drafts.map((d) => d.advice));
-  const verification = verifyRuns && !result.partial ? await verifyAdvice(result, options, verifyRuns, after, argv, ctx) : null;
+  const verification = verifyRuns && !result.partial ? await verifyAdvice(drafts[0], options, verifyRuns, after, argv, ctx) : null;
   const floorMs = result.partial ? null : await machineFloorMs(options);
   const { writeProfileArtifacts } = require('../report/profile-artifacts.js');
   const report = writeProfileArtifacts(result, outDir, ctx.cwd, {
@@ -99,7 +99,7 @@ async function profileHere(argv, ctx, outDir, { options, interval, after, verify
       count: results.length,
       readyAt: ordered.map((r) => Math.round(r.readyAt * 100) / 100), // the reported run first
       // How busy the machine was in each run: its share of the time the app waited for a CPU.
-      busyShare: drafts.map((d) => (d.machine ? d.machine.runQueueShare ?? d.machine.offCpuShare : null)),
+      busyShare: drafts.map((d) => busyShare(d.machine)),
       unstable: across.unstable,
     },
   });
@@ -135,11 +135,8 @@ function printReport(report, argv, ctx) {
   }
 }
 
-/** --verify-advice: the lazy-load advice of this capture, measured in alternating timed runs. */
-async function verifyAdvice(result, options, runs, after, argv, ctx) {
-  const { buildReport } = require('../analyze/startup-report.js');
-  const { readSource } = require('../report/profile-artifacts.js');
-  const draft = buildReport(result, { readSource });
+/** --verify-advice: the lazy-load advice of the reported capture (its draft report), measured in alternating timed runs. */
+async function verifyAdvice(draft, options, runs, after, argv, ctx) {
   if (!draft.advice.some((a) => a.kind === 'lazy-load')) return [];
   const { verifyLazyAdvice } = require('../capture/verify-lazy.js');
   const { phaseProgress } = require('../progress.js');

@@ -3,7 +3,7 @@
 // to ready went. The figures and tables are rendered here, so they read without scripts; the
 // timeline and the require tree are drawn in the page from the embedded report. Pure.
 const { shellLine } = require('../shell-words.js');
-const { moduleCount, momentOf } = require('../analyze/startup-report.js');
+const { busyShare, moduleCount, momentOf } = require('../analyze/startup-report.js');
 const { ms, size, count, gcShare, noReuseLine, verifiedText } = require('./terminal.js');
 
 const CATEGORY_ORDER = ['resolve', 'read', 'compile', 'execute', 'gc', 'other', 'idle', 'offCpu'];
@@ -334,7 +334,7 @@ function placeLine(report) {
 function renderBusyBanner(report) {
   const m = report.machine;
   if (!m || !m.busy) return '';
-  const waited = Number.isFinite(m.runQueueShare) ? m.runQueueShare : m.offCpuShare;
+  const waited = busyShare(m);
   const share = Number.isFinite(waited) ? `${Math.round(waited * 100)}%` : 'part';
   const load = Array.isArray(m.loadAverage) && Number.isFinite(m.loadAverage[0])
     ? ` (load average ${m.loadAverage[0].toFixed(2)}${Number.isFinite(m.cpus) ? ` on ${count(m.cpus, 'CPU')}` : ''})` : '';

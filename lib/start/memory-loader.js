@@ -93,10 +93,11 @@ function startRecording() {
  * @param {{add(rel: string, script: import('node:vm').Script): void}|null} [options.recorder]
  *   collects every compiled module, to make a code cache after the app ran (pack --code-cache)
  * @param {(message: string) => void} options.warn
+ * @param {'memory'|'snapshot'} [options.mode] how start serves the app, as a profile under it reads it
  * @returns {{ stats: { cacheModules: number, cacheHits: number, cacheRejected: number, esmModules: number,
  *   esmFromDisk: number } }} esmFromDisk: ES modules left to Node's loader (no in-thread hooks)
  */
-function installMemoryLoader({ root, archive = null, files, index, codeCache = null, recorder = null, verify, packedAtMs = Infinity, report, warn }) {
+function installMemoryLoader({ root, archive = null, files, index, codeCache = null, recorder = null, verify, packedAtMs = Infinity, report, warn, mode = 'memory' }) {
   const stats = { cacheModules: 0, cacheHits: 0, cacheRejected: 0, esmModules: 0, esmFromDisk: 0 };
   // Loaded before the loader below is in place: its own files are not the app's.
   const timing = report ? require('../in-app/startup-report.cjs').startupReport({ report, root, archive, archiveReadyMs: performance.now(), stats }) : null;
@@ -236,7 +237,7 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
 
   registerEsmHooks({ prefix, index, servable, stats });
   // What this start does, for a profile taken under it (profile --docker): never advise a step already taken.
-  globalThis[Symbol.for('coldstart.start')] = { mode: 'memory', verify, codeCacheModules: stats.cacheModules, index: Boolean(index) };
+  globalThis[Symbol.for('coldstart.start')] = { mode, verify, codeCacheModules: stats.cacheModules, index: Boolean(index) };
   return { stats };
 }
 

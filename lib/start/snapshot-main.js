@@ -455,11 +455,10 @@ function start(plan, records) {
     };
     const view = { has: (rel) => files.has(rel), get };
     plan.own.require('./memory-loader.js').installMemoryLoader({
-      root: plan.root, archive: plan.archive, files: view, verify: 'none', report: process.env.COLDSTART_REPORT, warn,
+      root: plan.root, archive: plan.archive, files: view, verify: 'none', report: process.env.COLDSTART_REPORT, warn, mode: 'snapshot',
       index: { resolutions: plan.resolutions, formats, codeCache: codeCache && { entries: codeCache.entries } },
       codeCache: codeCache && codeCache.blob,
     });
-    globalThis[Symbol.for('coldstart.start')].mode = 'snapshot';
   } else {
     plan.own.require('./memory-loader.js').loadIntoMemory({
       root: plan.root, archive: plan.archive, verify: 'size', report: process.env.COLDSTART_REPORT,
