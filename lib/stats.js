@@ -329,6 +329,65 @@ function compareSamples(before, after, { confidence = 0.95 } = {}) {
 }
 
 /**
+ * The two-sided p-value of the Mann-Whitney test that `after` and `before` come from one
+ * distribution: exact (from the counts of every ordering) up to 10,000 pairs, the normal
+ * approximation above. Ties count half; the tail is taken on the side that makes p larger.
+ * @param {number[]} before
+ * @param {number[]} after
+ * @returns {number} 1 when either side is empty
+ */
+function mannWhitneyP(before, after) {
+  checkSamples(before, 'mannWhitneyP');
+  checkSamples(after, 'mannWhitneyP');
+  const m = before.length;
+  const n = after.length;
+  if (!m || !n) return 1;
+  let u = 0;
+  for (const y of after) for (const x of before) u += y > x ? 1 : y === x ? 0.5 : 0;
+  if (m * n > 10000) {
+    const z = (Math.abs(u - (m * n) / 2) - 0.5) / Math.sqrt((m * n * (m + n + 1)) / 12);
+    return Math.min(1, 2 * (1 - normalCdf(Math.max(0, z))));
+  }
+  const counts = mannWhitneyCounts(m, n);
+  const total = counts.reduce((s, c) => s + c, 0);
+  let below = 0;
+  let above = 0;
+  for (let k = 0; k < counts.length; k++) {
+    if (k <= Math.ceil(u)) below += counts[k];
+    if (k >= Math.floor(u)) above += counts[k];
+  }
+  return Math.min(1, (2 * Math.min(below, above)) / total);
+}
+
+/** The standard normal distribution function (Abramowitz and Stegun 7.1.26, |error| < 1.5e-7). */
+function normalCdf(z) {
+  const t = 1 / (1 + 0.3275911 * Math.abs(z) / Math.SQRT2);
+  const erf = 1 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-(z * z) / 2);
+  return z >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+}
+
+/**
+ * Which of many comparisons are discoveries, by the Benjamini-Hochberg procedure: with the
+ * p-values sorted, the largest rank k whose p is at most k / m * q, and every comparison up to
+ * it. Among hundreds of packages some differ "at 95%" by chance; this keeps the expected share of
+ * false discoveries at q (and, when nothing changed, the chance of any at q).
+ * @param {number[]} pValues one per comparison
+ * @param {number} [q=0.05] the false discovery rate
+ * @returns {{ selected: boolean[], confidence: number }} confidence: the level at which the
+ *   selected items' intervals are to be drawn so that they stay honest after the selection,
+ *   1 - R q / m for R selected of m (Benjamini-Yekutieli's false coverage rate)
+ */
+function falseDiscoveries(pValues, q = 0.05) {
+  const m = pValues.length;
+  const order = pValues.map((p, i) => i).sort((a, b) => pValues[a] - pValues[b]);
+  let k = 0;
+  order.forEach((i, rank) => { if (pValues[i] <= ((rank + 1) / m) * q) k = rank + 1; });
+  const selected = new Array(m).fill(false);
+  for (let r = 0; r < k; r++) selected[order[r]] = true;
+  return { selected, confidence: 1 - ((Math.max(k, 1)) * q) / Math.max(m, 1) };
+}
+
+/**
  * The factor between two sets of runs, after / before, with its interval: compareSamples() on the
  * logarithms of the samples, so the estimate is the median of every ratio after[j] / before[i]
  * and the interval the Mann-Whitney one, both turned back into factors. A pair compares the same
@@ -389,5 +448,5 @@ function formatComparison(cmp) {
 
 module.exports = {
   median, medianInterval, runsForMedianInterval, ENOUGH_RUNS, compareSamples, summarize, percentile, histogram, renderHistogram, formatMs, STAT_COLUMNS,
-  ratioInterval, formatSignedMs, formatMedianInterval, formatComparison,
+  ratioInterval, mannWhitneyP, falseDiscoveries, formatSignedMs, formatMedianInterval, formatComparison,
 };

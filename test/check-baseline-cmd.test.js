@@ -23,8 +23,8 @@ test('check --baseline-cmd: 50 ms more than the baseline command fails and names
     const grown = await runCli(['check', '-n', '10', '--baseline-cmd', 'node main.js', '--json', '--', 'node', 'branch.js'], { cwd: dir });
     const doc = JSON.parse(grown.stdout);
     const c = doc.checks[0];
-    assert.deepStrictEqual([c.name, c.method], ['baseline', 'raw'], 'run for run: no floor needed');
-    assert.strictEqual(c.verdict, c.low > c.limit ? 'fail' : c.high <= c.limit ? 'pass' : 'undecided', JSON.stringify(c));
+    assert.deepStrictEqual([c.name, c.method], ['baseline', 'alternated'], 'run for run: no control app needed');
+    assert.strictEqual(c.verdict, c.low > c.limit ? 'fail' : c.high <= c.limit && (c.high - c.low) / 2 <= c.minEffect ? 'pass' : 'inconclusive', JSON.stringify(c));
     assert.strictEqual(c.verdict, 'fail', JSON.stringify(c));
     assert.strictEqual(grown.code, 1, grown.stderr);
     assert.deepStrictEqual([doc.baselineCommand, doc.baseline, doc.command], ['node main.js', null, ['node', 'branch.js']]);
@@ -34,9 +34,9 @@ test('check --baseline-cmd: 50 ms more than the baseline command fails and names
     assert.deepStrictEqual(fs.readdirSync(dir).sort(), ['branch.js', 'main.js', 'slow.js'], 'nothing written');
 
     const same = await runCli(['check', '-n', '6', '--baseline-cmd', 'node main.js', '--', 'node', 'main.js'], { cwd: dir });
-    assert.strictEqual(same.code, 0, same.stdout + same.stderr);
+    assert.ok([0, 3].includes(same.code), same.stdout + same.stderr);
     assert.match(same.stdout, /^coldstart check: node main\.js$/m);
-    assert.match(same.stdout, /(pass|undecided) {2}time to ready against the baseline command, run alternately: /);
+    assert.match(same.stdout, /(pass|inconclusive) {2}time to ready against the baseline command, run alternately: /);
     assert.match(same.stdout, /Against the baseline --baseline-cmd 'node main\.js'/);
   } finally {
     rm(dir);

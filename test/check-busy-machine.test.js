@@ -1,78 +1,90 @@
 'use strict';
-// A baseline recorded on a quiet machine and checks on a busy one: the machine alone must not fail
-// an unchanged app, and 50 ms more of the app's own work must fail it every time.
+// The CI gate on a busy machine (two busy loops on every core of a 2-core runner): an unchanged app
+// checked against itself never fails and lists no mover; 50 ms more of the app's own work never
+// passes, against the baseline command run alongside or against a baseline recorded idle.
 const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('fs');
 const path = require('path');
-const { spawn } = require('child_process');
 const os = require('os');
 const { runCli, rm } = require('./helpers/app.js');
 const { cpuWorkModule } = require('./helpers/cpu-work.js');
+const { startBusyLoops } = require('./helpers/busy-loops.js');
 
-// Six checks of the unchanged app, four of the grown one: each check is 2n + 5 starts of Node on a
-// loaded machine, and the file must stay bounded.
 const SAME_CHECKS = 6;
-const GROWN_CHECKS = 4;
-// Runs per check: the baseline is recorded once, with more runs (its spread counts in every
-// comparison); the unchanged app only has to stay out of "fail"; the grown app needs a narrow
-// interval, and when its interval is too wide to decide the check says to run more: the test
-// follows that advice once, as a user would.
-const BASELINE_RUNS = '30';
-const SAME_RUNS = '4';
-const GROWN_RUNS = '20';
-const GROWN_MORE_RUNS = '40';
+const GROWN_CHECKS = 3;
+const RUNS = ['-n', '8', '--max-runs', '20'];
 
-/** A figure of the baseline check line, from --json. */
+function app() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-busy-'));
+  const server = "require('http').createServer((req, res) => res.end('ok')).listen(0);\n";
+  fs.writeFileSync(path.join(dir, 'main.js'), `'use strict';\n${server}`);
+  fs.writeFileSync(path.join(dir, 'work.js'), cpuWorkModule(50));
+  fs.writeFileSync(path.join(dir, 'grown.js'), `'use strict';\nrequire('./work.js');\n${server}`);
+  return dir;
+}
+
+/** The baseline line of a check --json, its exit code following from the verdict alone. */
 function baselineCheck(r) {
   const doc = JSON.parse(r.stdout);
   const c = doc.checks.find((x) => x.name === 'baseline');
   assert.ok(c, r.stdout + r.stderr);
-  assert.strictEqual(c.method, 'floor', 'both sides measured the machine floor');
-  // The exit code follows from the interval and the tolerance, nothing else.
-  const expected = c.low > c.limit ? 'fail' : c.high <= c.limit ? 'pass' : 'undecided';
-  assert.strictEqual(c.verdict, expected, JSON.stringify(c));
-  assert.strictEqual(r.code, expected === 'fail' ? 1 : 0, r.stderr);
-  return c;
+  assert.strictEqual(r.code, { fail: 1, pass: 0, inconclusive: 3 }[c.verdict], r.stderr);
+  return { ...c, movers: [...doc.diff.packageMovers, ...doc.diff.moduleMovers].map((m) => m.name || m.file) };
 }
 
-test('baseline recorded idle, checks with a busy loop on one core: the unchanged app never fails, 50 ms more work always does', async (t) => {
-  // A tiny app: an http server, nothing else.
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-busy-'));
-  const server = path.join(dir, 'server.js');
-  const plain = "'use strict';\nrequire('http').createServer((req, res) => res.end('ok')).listen(0);\n";
-  fs.writeFileSync(server, plain);
-  fs.writeFileSync(path.join(dir, 'work.js'), cpuWorkModule(50));
-  let busy = null;
-  const seen = [];
-  try {
-    const check = (runs) => runCli(['check', '-n', runs, '--json', '--', 'node', 'server.js'], { cwd: dir });
-    const record = await runCli(['check', '-n', BASELINE_RUNS, '--update-baseline', '--json', '--', 'node', 'server.js'], { cwd: dir });
-    assert.strictEqual(record.code, 0, record.stderr);
-    assert.strictEqual(JSON.parse(record.stdout).control.samples.length, Number(BASELINE_RUNS));
+const shown = (c) => `${c.verdict} ${c.actual} [${c.low}, ${c.high}] ms, tolerance ${c.limit} ms${c.movers.length ? `, movers ${c.movers.join(' ')}` : ''}`;
 
-    busy = spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' });
-    const shown = (c) => `${c.verdict} ${c.actual} [${c.low}, ${c.high}] floor ${c.floorAfter} ms`;
+test('two busy loops: the app against itself never fails and lists no mover; 50 ms more never passes', async (t) => {
+  const dir = app();
+  const seen = [];
+  const busy = await startBusyLoops(2);
+  try {
     for (let i = 0; i < SAME_CHECKS; i++) {
-      fs.writeFileSync(server, plain);
-      const same = baselineCheck(await check(SAME_RUNS));
-      seen.push(`same: ${shown(same)} (tolerance ${same.limit} ms, baseline floor ${same.floorBefore} ms)`);
+      const same = baselineCheck(await runCli(['check', ...RUNS, '--baseline-cmd', 'node main.js', '--json', '--', 'node', 'main.js'], { cwd: dir }));
+      seen.push(`same: ${shown(same)}`);
       assert.notStrictEqual(same.verdict, 'fail', `the unchanged app failed:\n${seen.join('\n')}`);
+      assert.deepStrictEqual(same.movers, [], `the unchanged app listed movers:\n${seen.join('\n')}`);
     }
-    fs.writeFileSync(server, `require('./work.js');\n${plain}`);
     for (let i = 0; i < GROWN_CHECKS; i++) {
-      let grown = baselineCheck(await check(GROWN_RUNS));
-      let line = `+50 ms: ${shown(grown)}`;
-      if (grown.verdict === 'undecided') {
-        grown = baselineCheck(await check(GROWN_MORE_RUNS));
-        line += `, with -n ${GROWN_MORE_RUNS}: ${shown(grown)}`;
-      }
-      seen.push(line);
-      assert.strictEqual(grown.verdict, 'fail', `the app with 50 ms more work did not fail:\n${seen.join('\n')}`);
+      const grown = baselineCheck(await runCli(['check', ...RUNS, '--baseline-cmd', 'node main.js', '--json', '--', 'node', 'grown.js'], { cwd: dir }));
+      seen.push(`+50 ms: ${shown(grown)}`);
+      assert.notStrictEqual(grown.verdict, 'pass', `the app with 50 ms more work passed:\n${seen.join('\n')}`);
     }
     t.diagnostic(seen.join('\n'));
   } finally {
-    if (busy) busy.kill('SIGKILL');
+    await busy.stop();
+    rm(dir);
+  }
+});
+
+test('a baseline recorded idle, checks under two busy loops: the unchanged app never fails, 50 ms more never passes, the machine change is said', async (t) => {
+  const dir = app();
+  const seen = [];
+  let busy = null;
+  try {
+    const record = await runCli(['check', '-n', '12', '--update-baseline', '--json', '--', 'node', 'main.js'], { cwd: dir });
+    assert.strictEqual(record.code, 0, record.stderr);
+    assert.strictEqual(JSON.parse(record.stdout).control.samples.length, 12);
+    busy = await startBusyLoops(2);
+    const check = (entry) => runCli(['check', ...RUNS, '--json', '--', 'node', entry], { cwd: dir });
+    for (let i = 0; i < 2; i++) {
+      const same = baselineCheck(await check('main.js'));
+      seen.push(`same: ${shown(same)}; control ${same.control.before} -> ${same.control.after} ms (${same.control.moved})`);
+      assert.strictEqual(same.method, 'control');
+      assert.notStrictEqual(same.verdict, 'fail', `the unchanged app failed:\n${seen.join('\n')}`);
+    }
+    // The grown app is another entry file: the saved baseline is main.js's, compared as the app.
+    fs.writeFileSync(path.join(dir, 'main.js'), fs.readFileSync(path.join(dir, 'grown.js')));
+    for (let i = 0; i < GROWN_CHECKS; i++) {
+      const grown = baselineCheck(await check('main.js'));
+      seen.push(`+50 ms: ${shown(grown)}; control ${grown.control.before} -> ${grown.control.after} ms (${grown.control.moved})`);
+      assert.notStrictEqual(grown.verdict, 'pass', `the app with 50 ms more work passed:\n${seen.join('\n')}`);
+      if (grown.control.moved === 'slower') assert.match(grown.message, /the machine changed/);
+    }
+    t.diagnostic(seen.join('\n'));
+  } finally {
+    if (busy) await busy.stop();
     rm(dir);
   }
 });

@@ -53,8 +53,8 @@ test('the GitHub Actions example: the summary says passed for the same app and F
       text = fs.readFileSync(summary, 'utf8');
       if (steps[0].status === 0) break;
     }
-    assert.match(text, /^## coldstart check: (✅ passed|⚠️ passed, 1 undecided)$/m, text);
-    assert.match(text, /\| time to ready \| \*\*[\d.]+ ms\*\* \| [\d.]+–[\d.]+ ms \(9\d%\) \| 10 \|/);
+    assert.match(text, /^## coldstart check: (✅ passed|⚠️ inconclusive \(1 of 1\): the runs cannot decide)$/m, text);
+    assert.match(text, /\| time to ready \| \*\*[\d.]+ ms\*\* \| [\d.]+–[\d.]+ ms \(9\d%\) \| (\d+) \|/);
     assert.match(text, /### Against the baseline `\.coldstart\/baseline\.json`/);
     for (const file of ['report.html', 'report.json', 'startup.cpuprofile']) {
       assert.ok(fs.existsSync(path.join(dir, 'coldstart-report', file)), `${file} to upload`);

@@ -5,7 +5,7 @@
 const { medianInterval, formatMs, formatSignedMs } = require('../stats.js');
 const { count } = require('../report/terminal.js');
 
-const MARK = { pass: '✅ pass', fail: '❌ **FAIL**', undecided: '⚠️ undecided' };
+const MARK = { pass: '✅ pass', fail: '❌ **FAIL**', inconclusive: '⚠️ inconclusive' };
 
 /** A table cell: pipes and line breaks would end the cell. */
 const cell = (text) => String(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -24,10 +24,9 @@ function intervalCell(mi) {
  */
 function renderCheckMarkdown({ report, verdict, ok, against, shownBaseline, updated }) {
   const failed = verdict.checks.filter((c) => c.verdict === 'fail').length;
-  const undecided = verdict.checks.filter((c) => c.verdict === 'undecided').length;
+  const inconclusive = verdict.checks.filter((c) => c.verdict === 'inconclusive').length;
   const outcome = failed ? `❌ FAILED (${failed} of ${verdict.checks.length})`
-    : !ok ? `❌ FAILED under --strict (${undecided} undecided)`
-      : undecided ? `⚠️ passed, ${undecided} undecided` : '✅ passed';
+    : !ok ? `⚠️ inconclusive (${inconclusive} of ${verdict.checks.length}): the runs cannot decide` : '✅ passed';
   const check = report.check || {};
   const app = medianInterval(check.samples || [report.readyAt]);
   const lines = [
@@ -40,8 +39,8 @@ function renderCheckMarkdown({ report, verdict, ok, against, shownBaseline, upda
     `| time to ready | **${formatMs(app.median)} ms** | ${intervalCell(app)} | ${app.n} |`,
   ];
   if (Array.isArray(check.control) && check.control.length) {
-    const floor = medianInterval(check.control);
-    lines.push(`| machine floor (a bare Node that listens) | ${formatMs(floor.median)} ms | ${intervalCell(floor)} | ${floor.n} |`);
+    const control = medianInterval(check.control);
+    lines.push(`| control app (run alternately) | ${formatMs(control.median)} ms | ${intervalCell(control)} | ${control.n} |`);
   }
   lines.push('');
   for (const c of verdict.checks) lines.push(`- ${MARK[c.verdict] || c.verdict} ${c.message}`);

@@ -1,87 +1,87 @@
 'use strict';
-// The runs `coldstart check` judges: the app timed to ready n times, each run paired with the
-// machine's floor (a bare Node reaching the same ready moment) or with the baseline command.
+// The runs `coldstart check` judges: the app timed to ready round after round, each run followed
+// by the control app (control.js) or by the baseline command, timed the same way; the first
+// rounds also record the modules of each side. The rounds go through the one alternating-runs
+// engine (lib/measure/alternate-runs.js).
 const { CommandError } = require('../errors.js');
+const { controlCommand } = require('./control.js');
 
-// Module records come from this many of the runs (each a capture with module hooks but no
-// profiler): enough for the interval of a module's shift, cheap enough to do every check.
-const DETAIL_RUNS = 5;
-
-/**
- * The command a bare Node runs to reach the same ready moment as the app with nothing loaded:
- * the machine's floor. The same node binary as the app when the app is started with node.
- * @returns {?string[]} null for --until <duration>, where the ready moment is fixed anyway
- */
-function floorCommand(appCommand, until) {
-  const { isNode } = require('../node-command.js');
-  const node = isNode(appCommand[0]) ? appCommand[0] : process.execPath;
-  if (until.mode === 'listen') return [node, '-e', "require('net').createServer().listen(0, '127.0.0.1')"];
-  if (until.mode === 'exit') return [node, '-e', '0'];
-  if (until.mode === 'http') {
-    // A bare Node that answers the probe at once, on the probe's port when it names one.
-    const port = (/^http:\/\/[^/]*?:(\d+)/.exec(until.url) || [])[1] || 0;
-    return [node, '-e', `require('http').createServer((q, s) => s.end()).listen(${port}, '127.0.0.1')`];
-  }
-  return null;
-}
+// Module records come from this many of the rounds at most (each a capture with module hooks but
+// no profiler): a package's move is told from noise among all the packages compared only with
+// enough runs a side (6 a side can single out one among 20; 10 among thousands).
+const DETAIL_RUNS = 10;
 
 /**
- * n rounds, each: the app to ready timed only (no inspector, no hooks), then the machine's floor,
+ * n rounds, each: the app to ready timed only (no inspector, no hooks), then the control app,
  * timed the same way; the first DETAIL_RUNS rounds start with a run that records the modules
  * (the first of them also warms the disk cache). With a baseline command, each round runs it
- * right after the app, the same way, instead of the floor: both are then measured alike.
+ * right after the app, the same way, instead of the control app: both are then measured alike.
+ * With `more`, rounds go on one at a time while more.undecided(app, baseline) says the runs
+ * cannot decide, up to more.atMost.
  * With adviceRuns, that many more runs under the profiler with coverage find the avoidable startup
  * work (the advice of coldstart profile): report.adviceCheck = { totals (ms per run), findings }.
- * @param {{runOptions: object, runs: number, baselineCommand: ?string[], adviceRuns?: number, onProgress?: (text: string) => void}} options
+ * @param {{runOptions: object, runs: number, baselineCommand: ?string[], adviceRuns?: number,
+ *   more?: { atMost: number, undecided: (app: { samples: number[], control: ?number[] }, baseline: ?{ samples: number[] }) => boolean },
+ *   onProgress?: (text: string) => void}} options
  * @returns {Promise<{ report: object, baseline: ?object }>} reports built from the detailed runs,
  *   with every run kept in `check`
  */
-async function measureRuns({ runOptions: common, runs, baselineCommand, adviceRuns = 0, onProgress = () => {} }) {
+async function measureRuns({ runOptions: common, runs, baselineCommand, adviceRuns = 0, more = null, onProgress = () => {} }) {
   const { capture } = require('../capture/capture.js');
   const { trapInterrupts } = require('../interrupt.js');
+  const { alternateRuns, STOP } = require('../measure/alternate-runs.js');
   const traps = trapInterrupts();
-  const floor = baselineCommand ? null : floorCommand(common.command, common.until || { mode: 'listen' });
-  const subjects = [{ command: common.command, details: [], samples: [], control: [] }];
+  const control = baselineCommand ? null : controlCommand(common.command, common.until || { mode: 'listen' });
+  const detailRuns = Math.min(runs, DETAIL_RUNS);
+  const details = { app: [], baseline: [] };
   const advised = [];
-  if (baselineCommand) subjects.push({ command: baselineCommand, details: [], samples: [], control: [] });
-  const timed = async (command) => {
-    if (traps.interrupted()) throw new CommandError('interrupted', { exitCode: 130 });
-    const r = await capture({ ...common, command, timingOnly: true, signal: traps.signal, force: traps.force });
-    if (r.partial || !Number.isFinite(r.readyAt)) throw new CommandError('interrupted', { exitCode: 130 });
-    return r.readyAt;
-  };
+  const go = (options) => capture({ ...common, ...options, signal: traps.signal, force: traps.force });
+  const side = (name, command) => ({
+    name,
+    run: async ({ round }) => {
+      if (traps.interrupted()) return STOP;
+      if (details[name] && round < detailRuns) {
+        const detail = await go({ command });
+        if (detail.partial) return STOP;
+        details[name].push(detail);
+      }
+      const r = await go({ command, timingOnly: true });
+      return r.partial || !Number.isFinite(r.readyAt) ? STOP : r.readyAt;
+    },
+  });
+  const variants = [side('app', common.command)];
+  if (baselineCommand) variants.push(side('baseline', baselineCommand));
+  if (control) variants.push(side('control', control));
+  let measured;
   try {
-    for (let i = 0; i < runs; i++) {
-      for (const subject of subjects) {
-        if (i < DETAIL_RUNS) {
-          onProgress(`run ${i + 1}/${runs}, loading modules…`);
-          const detail = await capture({ ...common, command: subject.command, signal: traps.signal, force: traps.force });
-          if (detail.partial) throw new CommandError('interrupted', { exitCode: 130 });
-          subject.details.push(detail);
-        }
-      }
-      onProgress(`run ${i + 1}/${runs}…`);
-      for (const subject of subjects) {
-        subject.samples.push(await timed(subject.command));
-        if (floor) subject.control.push(await timed(floor));
-      }
-    }
+    measured = await alternateRuns({
+      variants,
+      rounds: runs,
+      more: more && {
+        atMost: more.atMost,
+        needed: (s) => more.undecided({ samples: s.app, control: s.control || null }, s.baseline ? { samples: s.baseline } : null),
+      },
+      onRun: ({ round, rounds }) => onProgress(`run ${round + 1}/${rounds}${round < detailRuns ? ', with module records' : ''}…`),
+    });
+    if (measured.partial) throw new CommandError('interrupted', { exitCode: 130 });
     for (let i = 0; i < adviceRuns; i++) {
       onProgress(`looking for avoidable startup work ${i + 1}/${adviceRuns}…`);
-      const full = await capture({ ...common, profile: true, coverage: true, signal: traps.signal, force: traps.force });
+      const full = await go({ profile: true, coverage: true });
       if (full.partial) throw new CommandError('interrupted', { exitCode: 130 });
       advised.push(adviceOf(full));
     }
   } finally {
     traps.dispose();
   }
-  const [app, base] = subjects.map((subject) => checkReport(subject, runs, floor));
+  const { samples } = measured;
+  const app = checkReport(details.app, samples.app, control && samples.control, control);
+  const base = baselineCommand ? checkReport(details.baseline, samples.baseline, null, null) : null;
   if (adviceRuns) {
     // The run whose total is the median stands for the others in the report.
     const sorted = [...advised].sort((a, b) => a.totalMs - b.totalMs);
     app.adviceCheck = { totals: advised.map((a) => a.totalMs), findings: sorted[(sorted.length - 1) >> 1].findings };
   }
-  return { report: app, baseline: base || null };
+  return { report: app, baseline: base };
 }
 
 /** The advice of one profiled run with coverage, and the time it says could be saved in all. */
@@ -93,7 +93,7 @@ function adviceOf(result) {
 }
 
 /** A report.json of the detailed runs whose readyAt is the median of the timed runs, every run kept in `check`. */
-function checkReport({ details, samples, control }, runs, floor) {
+function checkReport(details, samples, control, controlCommand) {
   const { buildReport } = require('../analyze/startup-report.js');
   const { runSamples } = require('../report/run-samples.js');
   const { median } = require('../stats.js');
@@ -101,16 +101,17 @@ function checkReport({ details, samples, control }, runs, floor) {
   const round = (n) => Math.round(n * 100) / 100;
   return {
     ...reports[0],
-    // The figure compared: the median of the timed runs (module records come from the detailed runs).
-    readyAt: round(median(samples)),
+    // The figure compared, the same wherever it is shown: the median of the timed runs as they
+    // are kept (module records come from the detailed runs).
+    readyAt: round(median(samples.map(round))),
     check: {
-      runs,
+      runs: samples.length,
       samples: samples.map(round),
-      control: floor ? control.map(round) : null,
-      controlCommand: floor,
+      control: control ? control.map(round) : null,
+      controlCommand,
       detail: runSamples(reports),
     },
   };
 }
 
-module.exports = { measureRuns, floorCommand };
+module.exports = { measureRuns };

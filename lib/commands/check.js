@@ -1,7 +1,8 @@
 'use strict';
-// coldstart check -- <command>: the CI gate. Runs the app to ready n times, alternated with the
-// machine's floor (a bare Node that listens), judges the median's interval against a budget and the
-// shift from a saved baseline against a tolerance, names what grew, exits 1 on a breach.
+// coldstart check -- <command>: the CI gate. Runs the app to ready n times, alternated with a
+// control app (or the baseline command), judges the median's interval against a budget and the
+// shift from a saved baseline against a tolerance, names what grew. Exit 0 pass, 1 a breach,
+// 3 inconclusive (the runs cannot decide; --strict makes that 1).
 const fs = require('fs');
 const path = require('path');
 const { UsageError } = require('../errors.js');
@@ -14,28 +15,34 @@ const { warning } = require('../warnings.js');
 
 // Profiled runs with coverage for --max-advice-ms: enough to see a finding move with the machine.
 const ADVICE_RUNS = 3;
+/** The exit code of a check the runs could not decide. */
+const INCONCLUSIVE_EXIT = 3;
 
 module.exports = {
   command: 'check [command..]',
-  describe: 'CI gate: run the app n times to ready, judge the median and its interval against --budget / --max-modules / a baseline; exit 1 on a breach',
+  describe: 'CI gate: run the app n times to ready, judge the median and its interval against --budget / --max-modules / a baseline; exit 1 on a breach, 3 when the runs cannot decide',
   builder: (yargs) => captureOptions(yargs)
-    .option('runs', { alias: 'n', type: 'string', default: '6', describe: 'timed runs (each paired with a run of a bare Node that listens, the machine\'s floor)' })
+    .option('runs', { alias: 'n', type: 'string', default: '6', describe: 'timed runs (each followed by a run of a small control app, or of --baseline-cmd)' })
+    .option('max-runs', { type: 'string', describe: 'while the runs cannot decide, go on one round at a time up to this many runs' })
     .option('budget', { type: 'string', describe: 'most time to ready allowed, e.g. 800ms or 1.5s' })
     .option('max-modules', { type: 'string', describe: 'most modules allowed at startup' })
     .option('max-advice-ms', { type: 'string', describe: 'most avoidable startup time allowed: the advice of coldstart profile (lazy-load candidates, sync work, duplicate packages) added up, from 3 more runs under the profiler with coverage, e.g. 50ms' })
     .option('baseline', { type: 'string', describe: 'saved baseline to compare with (default: .coldstart/baseline.json when it exists)' })
     .option('tolerance', { type: 'string', describe: 'allowed regression over the baseline: a percentage of its median (10%) or a duration (25ms); default 10%, at least 10 ms' })
+    .option('min-effect', { type: 'string', describe: 'the smallest change that matters, e.g. 20ms: a baseline check whose interval is too wide to see it is inconclusive (default: the tolerance)' })
     .option('update-baseline', { type: 'boolean', default: false, describe: 'write this measurement as the baseline (the baseline is not enforced then)' })
     .option('format', { type: 'string', choices: ['text', 'markdown', 'json'], default: 'text', describe: 'how the result is printed: markdown for a pull request or $GITHUB_STEP_SUMMARY; json as --json' })
     .option('baseline-cmd', { type: 'string', describe: 'start command of the baseline revision, run alternately with the app and compared run against run (no saved baseline), e.g. "node ../main/server.js"' })
     .example('$0 check -n 10 --budget 800ms --max-modules 1500 -- node server.js', '')
     .example('# record .coldstart/baseline.json', '').example('$0 check -n 10 --update-baseline -- node server.js', '')
-    .example('# an undecided result fails too', '').example('$0 check --baseline ci/startup-baseline.json --tolerance 10% --strict -- node server.js', '')
+    .example('# an inconclusive result fails too (exit 1, not 3)', '').example('$0 check --baseline ci/startup-baseline.json --tolerance 10% --strict -- node server.js', '')
     .example('# against the main branch checked out in ../main', '').example('$0 check -n 10 --baseline-cmd "node ../main/server.js" -- node server.js', '')
     .example('# the verdict as a CI job summary', '').example('$0 check -n 10 --format markdown -- node server.js >> "$GITHUB_STEP_SUMMARY"', ''),
   async run(argv, ctx) {
-    const { parseTolerance, evaluateBudget } = require('../report/budget.js');
+    const { parseTolerance, evaluateChecks, undecided } = require('../check/verdict.js');
     const runs = parseCount(argv.runs, '--runs', 1);
+    const maxRuns = argv.maxRuns != null ? parseCount(argv.maxRuns, '--max-runs', runs) : runs;
+    const minEffectMs = argv.minEffect != null ? parseDuration(argv.minEffect, '--min-effect') : undefined;
     const budgetMs = argv.budget != null ? parseDuration(argv.budget, '--budget') : null;
     const maxModules = argv.maxModules != null ? parseCount(argv.maxModules, '--max-modules', 1) : null;
     const maxAdviceMs = argv.maxAdviceMs != null ? parseDuration(argv.maxAdviceMs, '--max-advice-ms') : null;
@@ -67,28 +74,35 @@ module.exports = {
     if (argv.updateBaseline) ensureWritableDir(path.dirname(baselineFile));
 
     const { measureRuns } = require('../check/measure-runs.js');
-    const showProgress = ctx.stderr.isTTY && !argv.quiet;
+    // On a terminal only: in a CI log one line per run says nothing the result does not.
+    const progress = require('../progress.js').phaseProgress({ stream: ctx.stderr, quiet: argv.quiet || format !== 'text' || !ctx.stderr.isTTY, env: ctx.env });
+    const saved = baseline && !argv.updateBaseline ? baselineRuns(baseline) : null;
+    const limitsFor = (base) => ({ budgetMs, maxModules: null, tolerance, minEffectMs, baseline: base });
     let measured;
     try {
       measured = await measureRuns({
         runOptions, runs, baselineCommand, adviceRuns: maxAdviceMs != null ? ADVICE_RUNS : 0,
-        onProgress: showProgress ? (text) => ctx.stderr.write(`\r\u001b[2Kcoldstart check: ${text}`) : undefined,
+        more: maxRuns > runs ? {
+          atMost: maxRuns,
+          undecided: (app, alongside) => undecided({ ...app, modules: 0 }, limitsFor(alongside ? { ...alongside, alternated: true } : saved)),
+        } : null,
+        onProgress: (text) => progress.phase(text),
       });
     } finally {
-      if (showProgress) ctx.stderr.write('\r\u001b[2K');
+      progress.done();
     }
     const { report } = measured;
     if (baselineCommand) baseline = measured.baseline;
     const compared = baseline && !argv.updateBaseline ? baseline : null;
-    const verdict = evaluateBudget(
+    const verdict = evaluateChecks(
       { samples: report.check.samples, control: report.check.control, modules: report.modules.length, advice: report.adviceCheck },
-      { budgetMs, maxModules, maxAdviceMs, tolerance, baseline: compared && { ...baselineRuns(compared), alternated: Boolean(baselineCommand) } },
+      { ...limitsFor(compared && { ...baselineRuns(compared), alternated: Boolean(baselineCommand) }), maxModules, maxAdviceMs },
     );
-    // An interval too wide to decide is a warning: it passes, and --strict makes it fail.
-    const warnings = verdict.checks.filter((c) => c.verdict === 'undecided')
-      .map((c) => warning('CHECK_UNDECIDED', c.message, { check: c.name }));
+    // Runs that cannot decide are a warning: exit 3, and --strict makes it a failure.
+    const warnings = verdict.checks.filter((c) => c.verdict === 'inconclusive')
+      .map((c) => warning('CHECK_INCONCLUSIVE', c.message, { check: c.name }));
     ctx.warnings.push(...warnings);
-    const ok = verdict.ok && !(argv.strict && warnings.length);
+    const ok = verdict.ok && !warnings.length;
     const against = baseline ? diffWithBaseline(baseline, report) : null;
     const diff = against && against.diff;
 
@@ -102,12 +116,13 @@ module.exports = {
       const { medianInterval } = require('../stats.js');
       ctx.stdout.write(JSON.stringify({
         ok,
-        undecided: verdict.undecided,
+        verdict: verdict.ok ? (verdict.inconclusive ? 'inconclusive' : 'pass') : 'fail',
         command: report.command,
         readyAt: report.readyAt,
         readyAtInterval: medianInterval(report.check.samples),
         samples: report.check.samples,
         control: report.check.control && { command: report.check.controlCommand, ...medianInterval(report.check.control), samples: report.check.control },
+        runs: report.check.runs,
         modules: report.modules.length,
         files: report.files,
         bytes: report.bytes,
@@ -117,7 +132,6 @@ module.exports = {
         baselineCommand: baselineCommand ? argv.baselineCmd : null,
         baselineWritten: argv.updateBaseline,
         diff,
-        diffScale: against && against.scale,
       }, null, 2) + '\n');
     } else if (format === 'markdown') {
       const { renderCheckMarkdown } = require('../check/markdown-summary.js');
@@ -125,7 +139,10 @@ module.exports = {
     } else if (!argv.quiet || !ok) {
       ctx.stdout.write(renderCheck({ report, verdict, ok, against, ctx, shownBaseline, baseline: compared, updated: argv.updateBaseline }));
     }
-    return verdict.ok ? 0 : 1;
+    // Under --strict the inconclusive check is the one `coldstart: --strict:` line lib/cli.js
+    // prints for every command's warnings, and its exit 1: the command itself then ends with 0.
+    if (!verdict.ok) return 1;
+    return verdict.inconclusive && !argv.strict ? INCONCLUSIVE_EXIT : 0;
   },
 };
 
@@ -162,34 +179,28 @@ function renderCheck({ report, verdict, ok, against, ctx, shownBaseline, baselin
     `  time to ready: median ${bold(formatMedianInterval(mi))}${coverage} of ${count(mi.n, 'run')}`,
   ];
   if (check.control) {
-    const floor = medianInterval(check.control);
+    const control = medianInterval(check.control);
     const before = baseline && baseline.check && Array.isArray(baseline.check.control) && baseline.check.control.length
-      ? `; the baseline's ${formatMs(median(baseline.check.control))} ms` : '';
-    lines.push(dim(`  machine floor (a bare Node that listens, run alternately): median ${formatMedianInterval(floor)}${before}`));
+      ? `; in the baseline ${formatMs(median(baseline.check.control))} ms` : '';
+    lines.push(dim(`  control app (a dozen modules and an http server, run alternately): median ${formatMedianInterval(control)}${before}`));
   }
   lines.push(
     `  ${count(report.modules.length, 'module')}, ${count(report.packages.length, 'package')}, ${count(report.files, 'file')}, ${size(report.bytes)} read`,
     '',
   );
-  const mark = { pass: green('pass'), fail: red('FAIL'), undecided: yellow('undecided') };
+  const mark = { pass: green('pass'), fail: red('FAIL'), inconclusive: yellow('inconclusive') };
   for (const c of verdict.checks) lines.push(`  ${mark[c.verdict]}  ${c.message}`);
   if (!verdict.checks.length) lines.push('  (no limits checked)');
-  if (against) {
-    lines.push('', renderDiff(against.diff, { color: ctx.color, title: bold(`Against the baseline ${shownBaseline}`) }).trimEnd());
-    if (against.scale != null) lines.push(dim(`Times of this run are shown at the baseline's machine floor (× ${against.scale.toFixed(2)}).`));
-  }
+  if (against) lines.push('', renderDiff(against.diff, { color: ctx.color, title: bold(`Against the baseline ${shownBaseline}`) }).trimEnd());
   lines.push('');
   if (updated) lines.push(`Baseline written: ${shownBaseline}`);
   const failed = verdict.checks.filter((c) => c.verdict === 'fail').length;
-  const undecided = verdict.checks.filter((c) => c.verdict === 'undecided').length;
+  const inconclusive = verdict.checks.filter((c) => c.verdict === 'inconclusive').length;
   const checks = count(verdict.checks.length, 'check');
   if (failed) {
-    lines.push(red(`coldstart check: FAILED (${failed} of ${checks}${undecided ? `, ${undecided} undecided` : ''})`));
+    lines.push(red(`coldstart check: FAILED (${failed} of ${checks}${inconclusive ? `, ${inconclusive} inconclusive` : ''})`));
   } else if (!ok) {
-    // --strict: the failure itself is the one `coldstart: --strict:` line lib/cli.js prints, as in every command.
-    lines.push(yellow(`coldstart check: ${undecided} of ${checks} undecided`));
-  } else if (undecided) {
-    lines.push(yellow(`coldstart check: passed, ${undecided} of ${checks} undecided (--strict fails on that)`));
+    lines.push(yellow(`coldstart check: inconclusive (${inconclusive} of ${checks}): the runs cannot decide; exit ${INCONCLUSIVE_EXIT}, or 1 with --strict`));
   } else {
     lines.push(green(`coldstart check: passed${verdict.checks.length ? ` (${checks})` : ''}`));
   }

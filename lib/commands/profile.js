@@ -113,8 +113,8 @@ async function profileHere(argv, ctx, outDir, { options, interval, after, verify
  * tells a slow Node start from a slow app; null when there is none to run or it failed.
  */
 async function machineFloorMs(options) {
-  const { floorCommand } = require('../check/measure-runs.js');
-  const command = floorCommand(options.command, options.until || { mode: 'listen' });
+  const { bareNodeCommand } = require('../check/control.js');
+  const command = bareNodeCommand(options.command, options.until || { mode: 'listen' });
   if (!command) return null;
   const { capture } = require('../capture/capture.js');
   try {

@@ -5,32 +5,30 @@
 //
 // Noise. Two sets of runs are compared with compareSamples (lib/stats.js): the shift is the median
 // of the pairwise differences, and a change is real only when its whole interval is on one side of
-// 0. A single report has no spread of its own, so two single reports are judged against the spread
-// measured between runs of one unchanged app (the express fixture, 14 runs on a 2-core machine
-// under a load average of 1 to 4): time to ready varied by up to 21% (37% seen under heavier
-// load); a package's or module's own time by up to 4.5 ms in 99 of 100 pairs at a load of 1, and
-// by up to 20 ms -- 7% of that run's time to ready -- at a load of 4, when the process was held off
-// the CPU, or a garbage collection ran, while one module loaded. A change within that band is noise.
+// 0. Among hundreds of packages and modules some differ "at 95%" by chance, so a mover is listed
+// only when the Benjamini-Hochberg procedure (false discovery rate 5%, on each list's exact
+// Mann-Whitney p-values) selects it, with its interval drawn at the level that stays honest after
+// that selection (Benjamini-Yekutieli); with too few runs a side none can be selected, and the
+// diff says how many it would take. A single report has no spread of its own: two single reports
+// are judged on time to ready only, against the spread measured between single runs of unchanged
+// apps, less the time each run waited for a CPU where Linux reports it (a busy machine's queue);
+// a package's or module's own time moved by a preemption or a collection in one run (measured:
+// protobufjs 243 -> 67 ms between two runs of one unchanged app), so single runs list no movers.
 const { ms, size, palette, table, shorten, count } = require('./terminal.js');
-const { compareSamples, median, formatComparison, formatSignedMs, formatMs } = require('../stats.js');
+const { compareSamples, median, formatComparison, formatSignedMs, formatMs, mannWhitneyP, falseDiscoveries } = require('../stats.js');
 const { runSamples } = require('./run-samples.js');
 const { CATEGORIES } = require('../analyze/cpuprofile-categories.js');
 const { moduleCount } = require('../analyze/startup-report.js');
 
-/** The noise band of single runs: a change within it is not told apart from run-to-run spread. */
-const SINGLE_RUN_NOISE = Object.freeze({
-  readyAtShare: 0.3, // of the larger time to ready
-  // A module's, package's or category's own time, whichever is most of: this many ms, this share
-  // of the larger time to ready (a busier run is held off the CPU longer), this share of the
-  // larger value.
-  itemMs: 15,
-  itemReadyAtShare: 0.1,
-  itemShare: 0.5,
-});
+/**
+ * The spread of single runs of one unchanged app: time to ready (less the wait for a CPU) moved by
+ * up to this share of the larger of two runs in 95% of pairs (BENCHMARKS.md, "diff of unchanged
+ * runs"); a change within it is noise.
+ */
+const SINGLE_RUN_NOISE = Object.freeze({ readyAtShare: 0.3 });
 
-// Among hundreds of modules, some move beyond noise by chance (about 3 in 100 at 95%): a mover
-// must also have moved by at least this much to be listed.
-const LEAST_MOVE = Object.freeze({ ms: 1, share: 0.1 });
+/** The false discovery rate of the movers. */
+const MOVER_FDR = 0.05;
 
 const round = (n) => (n == null ? null : Math.round(n * 100) / 100);
 
@@ -42,9 +40,6 @@ function change(before, after) {
   return { before: b, after: a, delta, pct };
 }
 
-const itemBand = (b, a, readyAt) => round(Math.max(SINGLE_RUN_NOISE.itemMs, SINGLE_RUN_NOISE.itemReadyAtShare * readyAt,
-  SINGLE_RUN_NOISE.itemShare * Math.max(b, a)));
-
 /** A change of two single values, judged against a band. */
 function singleChange(before, after, band) {
   const c = change(before, after);
@@ -52,49 +47,74 @@ function singleChange(before, after, band) {
   return { ...c, band, verdict };
 }
 
-/** A change of two sets of samples: medians, the shift with its interval, the verdict. */
+/**
+ * A change of two sets of samples: the medians and their difference (the figures shown side by
+ * side), the shift (median of the pairwise differences) with its interval, the verdict.
+ */
 function runsChange(before, after, confidence) {
   const cmp = compareSamples(before, after, { confidence });
-  const c = change(round(median(before)), round(median(after)));
   return {
-    ...c, delta: round(cmp.shift), pct: c.before > 0 && cmp.shift != null ? round((100 * cmp.shift) / c.before) : null,
-    low: round(cmp.low), high: round(cmp.high), confidence: cmp.confidence, verdict: cmp.verdict,
+    ...change(round(median(before)), round(median(after))),
+    shift: round(cmp.shift), low: round(cmp.low), high: round(cmp.high), confidence: cmp.confidence, verdict: cmp.verdict,
   };
+}
+
+/**
+ * Time to ready of a single report as compared: less the time it waited for a CPU, when both
+ * reports know it (Linux schedstat), so that a busier run is not called slower for the wait.
+ */
+function singleReadyAt(before, after) {
+  const wait = (r) => r.machine && Number.isFinite(r.machine.runQueueMs) ? r.machine.runQueueMs : null;
+  if (wait(before) == null || wait(after) == null) return { before: before.readyAt, after: after.readyAt, lessCpuWait: false };
+  return { before: round(before.readyAt - wait(before)), after: round(after.readyAt - wait(after)), lessCpuWait: true };
 }
 
 const zeros = (n) => new Array(n).fill(0);
 
 /**
- * Movers beyond noise of one figure, a row per key present in either side, largest change first.
- * @param {Object<string, number|number[]>} before by key: a value (single runs) or samples (runs)
- * @param {Object<string, number|number[]>} after
+ * Movers beyond noise of one figure across runs: a row per key present in either side that the
+ * Benjamini-Hochberg procedure selects, largest change first, each with its interval at the
+ * selection-adjusted level. A key a run did not load counts 0 ms there.
+ * @param {Object<string, number[]>} before samples by key
+ * @param {Object<string, number[]>} after
+ * @returns {{ rows: object[], compared: number, leastP: number }}
  */
-function movers(before, after, key, { top, judge, packageOf }) {
+function movers(before, after, key, { top, sides, packageOf }) {
+  const has = (side, name) => Object.prototype.hasOwnProperty.call(side, name);
+  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  const samplesOf = (side, name, n) => (has(side, name) ? side[name] : zeros(n));
+  const pValues = names.map((name) => mannWhitneyP(samplesOf(before, name, sides[0]), samplesOf(after, name, sides[1])));
+  const { selected, confidence } = falseDiscoveries(pValues, MOVER_FDR);
   const rows = [];
-  for (const name of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    const has = (side) => Object.prototype.hasOwnProperty.call(side, name);
-    const c = judge(has(before) ? before[name] : null, has(after) ? after[name] : null);
-    if (c.verdict !== 'slower' && c.verdict !== 'faster') continue;
-    if (Math.abs(c.delta) < Math.max(LEAST_MOVE.ms, LEAST_MOVE.share * Math.max(c.before, c.after))) continue;
+  names.forEach((name, i) => {
+    if (!selected[i]) return;
+    const c = runsChange(samplesOf(before, name, sides[0]), samplesOf(after, name, sides[1]), confidence);
+    if (c.verdict !== 'slower' && c.verdict !== 'faster') return;
     rows.push({
       [key]: name,
       ...(packageOf ? { package: packageOf(name) } : {}),
-      status: !has(before) ? 'added' : !has(after) ? 'removed' : 'changed',
+      status: !has(before, name) ? 'added' : !has(after, name) ? 'removed' : 'changed',
       ...c,
-      before: has(before) ? c.before : null,
-      after: has(after) ? c.after : null,
+      before: has(before, name) ? c.before : null,
+      after: has(after, name) ? c.after : null,
+      p: pValues[i],
     });
-  }
+  });
   rows.sort((x, y) => Math.abs(y.delta) - Math.abs(x.delta) || String(x[key]).localeCompare(String(y[key])));
-  return rows.slice(0, top);
+  return { rows: rows.slice(0, top), compared: names.length };
 }
 
-const selfMsOf = (list, key) => Object.fromEntries(list.map((x) => [x[key], Number(x.selfMs) || 0]));
+/** The runs a side it would take before any of `compared` items could be selected at MOVER_FDR. */
+function runsToSelectAmong(compared) {
+  for (let n = 2; n <= 50; n++) if (mannWhitneyP(zeros(n), new Array(n).fill(1)) <= MOVER_FDR / Math.max(compared, 1)) return n;
+  return null;
+}
 
 /**
  * Compares two reports (report.json content, or a baseline written by `coldstart check`). Without
- * samples, the two are single runs and a change within the single-run noise band is noise; with
- * samples of several runs a side (run-samples.js), every time is compared with compareSamples.
+ * samples, the two are single runs: time to ready within the single-run spread is noise, and no
+ * package or module time is judged; with samples of several runs a side (run-samples.js), every
+ * time is compared with compareSamples and the movers are selected as the header says.
  * Counts (modules, packages, files, bytes) are exact and compared as they are.
  * @param {object} before
  * @param {object} after
@@ -104,8 +124,10 @@ const selfMsOf = (list, key) => Object.fromEntries(list.map((x) => [x[key], Numb
  * @returns {{ method: 'single'|'runs', runs: {before: number, after: number}, readyAt: object,
  *   modules, packages, files, bytes: {before, after, delta, pct}, categories: object|null,
  *   packagesAdded: object[], packagesRemoved: object[], modulesAdded: number, modulesRemoved: number,
- *   packageMovers: object[], moduleMovers: object[] }} every time change has a verdict ('slower',
- *   'faster', 'noise' or 'too few runs'); single runs give its band, runs its interval (low, high)
+ *   packageMovers: object[], moduleMovers: object[], movers: ?{ compared: { packages: number, modules: number },
+ *   runsNeeded: ?number, correction: string } }} every time change has a verdict ('slower', 'faster',
+ *   'noise' or 'too few runs'); single runs give its band, runs its interval (low, high); before/after
+ *   are the medians shown and delta their difference
  */
 function diffReports(before, after, { top = 10, confidence = 0.95, samples = null } = {}) {
   const beforePackages = new Map(before.packages.map((p) => [p.name, p]));
@@ -118,21 +140,34 @@ function diffReports(before, after, { top = 10, confidence = 0.95, samples = nul
 
   let readyAt;
   let categories = null;
-  let judge;
-  let times;
+  let packageMovers = [];
+  let moduleMovers = [];
+  let moverNote = null;
   if (samples) {
     const sides = [samples.before.readyAt.length, samples.after.readyAt.length];
-    judge = (b, a) => runsChange(b || zeros(sides[0]), a || zeros(sides[1]), confidence);
     readyAt = runsChange(samples.before.readyAt, samples.after.readyAt, confidence);
-    times = (side, kind) => samples[side][kind];
-    if (samples.before.categoryMs && samples.after.categoryMs) categories = compareCategories(samples.before.categoryMs, samples.after.categoryMs, judge);
+    // Own (self) time: it partitions startup, so a mover points at the code that changed
+    // rather than at every module above it.
+    const byPackage = movers(samples.before.packageSelfMs, samples.after.packageSelfMs, 'name', { top, sides });
+    const byModule = movers(samples.before.moduleSelfMs, samples.after.moduleSelfMs, 'file', { top, sides, packageOf });
+    packageMovers = byPackage.rows;
+    moduleMovers = byModule.rows;
+    const fewest = runsToSelectAmong(byPackage.compared);
+    moverNote = {
+      compared: { packages: byPackage.compared, modules: byModule.compared },
+      runsNeeded: fewest != null && Math.min(...sides) < fewest ? fewest : null,
+      correction: `Benjamini-Hochberg, false discovery rate ${MOVER_FDR * 100}%`,
+    };
+    if (samples.before.categoryMs && samples.after.categoryMs) {
+      const moved = movers(samples.before.categoryMs, samples.after.categoryMs, 'category', { top: CATEGORIES.length, sides }).rows;
+      categories = Object.fromEntries(moved.map((row) => [row.category, row]));
+    }
   } else {
-    const largerReadyAt = Math.max(before.readyAt, after.readyAt);
-    judge = (b, a) => singleChange(b || 0, a || 0, itemBand(b || 0, a || 0, largerReadyAt));
-    readyAt = singleChange(before.readyAt, after.readyAt, round(SINGLE_RUN_NOISE.readyAtShare * largerReadyAt));
-    const lists = { before, after };
-    times = (side, kind) => (kind === 'moduleSelfMs' ? selfMsOf(lists[side].modules, 'file') : selfMsOf(lists[side].packages, 'name'));
-    if (before.categories && after.categories) categories = compareCategories(before.categories, after.categories, judge);
+    // Shown as measured; judged less each run's wait for a CPU where both know it.
+    const judged = singleReadyAt(before, after);
+    const band = round(SINGLE_RUN_NOISE.readyAtShare * Math.max(judged.before, judged.after));
+    const { verdict } = singleChange(judged.before, judged.after, band);
+    readyAt = { ...change(before.readyAt, after.readyAt), band, verdict, judged };
   }
   return {
     method: samples ? 'runs' : 'single',
@@ -147,10 +182,9 @@ function diffReports(before, after, { top = 10, confidence = 0.95, samples = nul
     packagesRemoved: before.packages.filter((p) => !afterPackages.has(p.name)).map(brief),
     modulesAdded: [...afterFiles].filter((f) => !beforeFiles.has(f)).length,
     modulesRemoved: [...beforeFiles].filter((f) => !afterFiles.has(f)).length,
-    // Own (self) time: it partitions startup, so a mover points at the code that changed
-    // rather than at every module above it.
-    packageMovers: movers(times('before', 'packageSelfMs'), times('after', 'packageSelfMs'), 'name', { top, judge }),
-    moduleMovers: movers(times('before', 'moduleSelfMs'), times('after', 'moduleSelfMs'), 'file', { top, judge, packageOf }),
+    packageMovers,
+    moduleMovers,
+    movers: moverNote,
     // A host profile against one taken in a container (profile --docker), or runc against runsc.
     places: { before: placeOf(before), after: placeOf(after) },
     sideBySide: placeOf(before) !== placeOf(after) ? packagesSideBySide(before, after, Math.max(top, 15)) : null,
@@ -180,14 +214,6 @@ function packagesSideBySide(before, after, n) {
   }).sort((a, b) => (b.after - b.before) - (a.after - a.before)).slice(0, n);
 }
 
-function compareCategories(before, after, judge) {
-  const out = {};
-  for (const k of CATEGORIES) {
-    if (before[k] != null || after[k] != null) out[k] = judge(before[k] ?? null, after[k] ?? null);
-  }
-  return out;
-}
-
 /**
  * Two sets of runs of an app compared, each run a report.json.
  * @param {object[]} beforeReports
@@ -215,27 +241,30 @@ function readyVerdict(diff) {
   const r = diff.readyAt;
   if (diff.method === 'runs') {
     return formatComparison({
-      before: { n: diff.runs.before }, after: { n: diff.runs.after }, verdict: r.verdict, shift: r.delta, low: r.low, high: r.high,
+      before: { n: diff.runs.before }, after: { n: diff.runs.after }, verdict: r.verdict, shift: r.shift, low: r.low, high: r.high,
       confidence: r.confidence, ratio: r.before > 0 && r.after != null ? r.after / r.before : null,
     });
   }
+  const band = `±${formatMs(r.band)} ms`;
+  const judged = r.judged.lessCpuWait ? `; less each run's wait for a CPU: ${fmtMs(r.judged.before)} and ${fmtMs(r.judged.after)}` : '';
   return r.verdict === 'noise'
-    ? `within the spread of single runs (±${formatMs(r.band)} ms)`
-    : `${r.verdict}, beyond the spread of single runs (±${formatMs(r.band)} ms)`;
+    ? `no change beyond the spread of single runs (${band}${judged})`
+    : `${r.verdict}, beyond the spread of single runs (${band}${judged})`;
 }
 
 /** How the changes were judged, and how to get a statistical answer from single runs. */
 function noiseNote(diff) {
   if (diff.method === 'runs') {
+    const m = diff.movers;
+    const more = m && m.runsNeeded ? ` With ${diff.runs.before} and ${diff.runs.after} runs none of ${m.compared.packages} packages ` +
+      `can be told apart; that takes ${m.runsNeeded} runs a side or more.` : '';
     return `Compared ${diff.runs.before} runs with ${diff.runs.after}: a change is the median of the pairwise differences ` +
-      `with its interval (Mann-Whitney); one whose interval includes 0 is noise, and movers under ${LEAST_MOVE.ms} ms or ` +
-      `${LEAST_MOVE.share * 100}% are left out.`;
+      `with its interval (Mann-Whitney); one whose interval includes 0 is noise. Movers are selected among all packages ` +
+      `(and all modules) compared, ${m ? m.correction : 'Benjamini-Hochberg'}, their intervals adjusted for the selection.${more}`;
   }
-  return `Single runs compared: a change within their run-to-run spread (${SINGLE_RUN_NOISE.readyAtShare * 100}% of time to ready; ` +
-    `for a package's or module's own time ${SINGLE_RUN_NOISE.itemMs} ms, ${SINGLE_RUN_NOISE.itemReadyAtShare * 100}% of time to ready ` +
-    `or ${SINGLE_RUN_NOISE.itemShare * 100}% of its value, whichever is most) is noise. ` +
-    'For a statistical answer, profile each side several times and compare the runs: ' +
-    'coldstart diff --runs a1.json a2.json a3.json a4.json -- b1.json b2.json b3.json b4.json';
+  return `Single runs compared: time to ready within their run-to-run spread (${SINGLE_RUN_NOISE.readyAtShare * 100}% of the larger) ` +
+    'is noise; one run of each side cannot tell a package\'s or module\'s own time from noise. For that, profile each side ' +
+    'several times and compare the runs: coldstart diff --runs a1.json ... a6.json -- b1.json ... b6.json';
 }
 
 /**
@@ -300,7 +329,7 @@ function renderDiff(diff, opts = {}) {
   }
   if (diff.packageMovers.length) moverTable('packages', 'name', diff.packageMovers, (p) => p.name);
   if (diff.moduleMovers.length) moverTable('modules', 'file', diff.moduleMovers, (m) => shortFile(m.file));
-  if (!diff.packageMovers.length && !diff.moduleMovers.length) lines.push('', c.dim('  No package or module moved beyond noise.'));
+  if (runs && !diff.packageMovers.length && !diff.moduleMovers.length) lines.push('', c.dim('  No package or module moved beyond noise.'));
   if (diff.modulesAdded || diff.modulesRemoved) {
     lines.push('', c.dim(`  ${count(diff.modulesAdded, 'module')} new, ${diff.modulesRemoved} gone`));
   }
