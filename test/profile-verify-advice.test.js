@@ -19,15 +19,26 @@ function makeApp() {
 test('--verify-advice: measured saving for a route-only module, dropped when startup reads it, not verified when destructured', async () => {
   const dir = makeApp();
   try {
-    const { code, stdout, stderr } = await runCli(['profile', '--verify-advice', '--verify-runs', '6', '--request', 'GET /heavy', '--', process.execPath, 'server.js'], { cwd: dir });
-    assert.strictEqual(code, 0, stderr);
-    const report = JSON.parse(fs.readFileSync(path.join(dir, '.coldstart', 'report.json'), 'utf8'));
-    const heavy = report.advice.find((a) => a.subject === 'heavy.js');
+    // A loaded machine can widen 6 runs' interval over the saving: then once more with 12, as a
+    // user told "noise" would, and never more.
+    let code;
+    let stdout;
+    let stderr;
+    let report;
+    let heavy;
+    let runs;
+    for (runs of [6, 12]) {
+      ({ code, stdout, stderr } = await runCli(['profile', '--verify-advice', '--verify-runs', String(runs), '--request', 'GET /heavy', '--', process.execPath, 'server.js'], { cwd: dir }));
+      assert.strictEqual(code, 0, stderr);
+      report = JSON.parse(fs.readFileSync(path.join(dir, '.coldstart', 'report.json'), 'utf8'));
+      heavy = report.advice.find((a) => a.subject === 'heavy.js');
+      if (!heavy || !heavy.verified || heavy.verified.verdict !== 'noise') break;
+    }
     assert.ok(heavy && heavy.estimatedMs >= 90, JSON.stringify(report.advice));
     assert.strictEqual(heavy.verified.verdict, 'confirmed', JSON.stringify(heavy.verified));
     // The saving measured without instrumentation is of the order the profile estimated.
     assert.ok(heavy.measuredMs >= heavy.estimatedMs / 3, `measured ${heavy.measuredMs} ms saved, estimated ${heavy.estimatedMs} ms`);
-    assert.ok(heavy.verified.low <= heavy.measuredMs && heavy.measuredMs <= heavy.verified.high && heavy.verified.runs === 6);
+    assert.ok(heavy.verified.low <= heavy.measuredMs && heavy.measuredMs <= heavy.verified.high && heavy.verified.runs === runs);
 
     const config = report.adviceDropped.find((d) => d.subject === 'config.js');
     assert.ok(config, `config.js dropped: ${JSON.stringify(report.adviceDropped)}`);
@@ -40,7 +51,7 @@ test('--verify-advice: measured saving for a route-only module, dropped when sta
     assert.match(destructured.verified.reason, /destructuring require/);
     assert.strictEqual(destructured.measuredMs, undefined);
 
-    assert.match(stdout, /load heavy\.js lazily: server\.js:3, .*\n +measured: \d+(\.\d)? ms saved \[[\d.]+ ms … [\d.]+ ms\], 6 runs each, the app started and answered the same/);
+    assert.match(stdout, /load heavy\.js lazily: server\.js:3, .*\n +measured: \d+(\.\d)? ms saved \[[\d.]+ ms … [\d.]+ ms\], (6|12) runs each, the app started and answered the same/);
     assert.match(stdout, /dropped: load config\.js lazily \(server\.js:5\): startup uses it after all/);
     const html = fs.readFileSync(path.join(dir, '.coldstart', 'report.html'), 'utf8');
     assert.match(html, /id="advice"[\s\S]*measured: [\d.]+ ms saved[\s\S]*Dropped by verification[\s\S]*config\.js/);

@@ -2,7 +2,8 @@
 // Repeated cold starts. A series is one way of starting an app: a local command (timed inside
 // the app by the preloaded timing hook, and outside from spawn), or a container under runc or
 // runsc (timed from `docker run` to the app's listening line). Samples of all series are
-// interleaved, one of each per round, so slow drifts of a shared machine hit every series alike.
+// interleaved, one of each per round, by the alternating-runs engine (lib/measure/), so slow
+// drifts of a shared machine hit every series alike.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -10,6 +11,7 @@ const { capture } = require('../capture/capture.js');
 const { summarize } = require('../stats.js');
 const { compareSeries } = require('./comparisons.js');
 const { CommandError, UsageError } = require('../errors.js');
+const { alternateRuns, STOP } = require('../measure/alternate-runs.js');
 
 // Enough for the app's own last lines above a Node 22+ crash (its stack alone takes about 15).
 const STDERR_TAIL_LINES = 30;
@@ -146,12 +148,11 @@ async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, 
     outside: [],
   }));
   const total = series.length * (warmup + runs);
-  const order = [];
   let done = 0;
-  let partial = false;
   const stopContainers = () => require('./docker.js').stopAllContainers();
   if (force) force.addEventListener('abort', stopContainers, { once: true });
 
+  // One start of series i: its sample, or STOP when it was interrupted.
   const one = async (i, round, isWarmup) => {
     const s = series[i];
     const options = { until, timeoutMs, signal, force, scratch };
@@ -160,38 +161,38 @@ async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, 
       sample = s.where === 'docker' ? await dockerSample(s, options) : await localSample(s, options);
     } catch (err) {
       if (force && force.aborted) throw new CommandError('interrupted', { exitCode: 130 });
-      if (signal && signal.aborted) return false;
+      if (signal && signal.aborted) return STOP;
       if (err instanceof CommandError) {
         const which = isWarmup ? `warm-up run ${round + 1}` : `run ${round + 1} of ${runs}`;
         throw new CommandError(`${s.label}: ${which} failed: ${err.message}`, { code: err.code, details: err.details });
       }
       throw err;
     }
-    if (!isWarmup) {
-      order.push(i);
-      if (sample.inside !== undefined) results[i].inside.push(sample.inside);
-      results[i].outside.push(sample.outside);
-    }
     done += 1;
-    if (onProgress) {
-      onProgress({ done, total, label: s.label, ms: sample[results[i].metric], warmup: isWarmup });
-    }
-    return true;
+    if (onProgress) onProgress({ done, total, label: s.label, ms: sample[results[i].metric], warmup: isWarmup });
+    return sample;
   };
 
+  let measured;
   try {
-    outer: for (const [phase, count] of [['warmup', warmup], ['runs', runs]]) {
-      for (let round = 0; round < count; round++) {
-        for (let i = 0; i < series.length; i++) {
-          if (signal && signal.aborted) { partial = true; break outer; }
-          if (!(await one(i, round, phase === 'warmup'))) { partial = true; break outer; }
-        }
-      }
-    }
+    measured = await alternateRuns({
+      variants: series.map((s, i) => ({ name: String(i), run: ({ round, warmup: isWarmup }) => one(i, round, isWarmup) })),
+      rounds: runs,
+      warmup,
+      signal,
+    });
   } finally {
     if (force) force.removeEventListener('abort', stopContainers);
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+  const order = measured.order.map((o) => Number(o.variant));
+  results.forEach((r, i) => {
+    for (const sample of measured.samples[String(i)]) {
+      if (sample.inside !== undefined) r.inside.push(sample.inside);
+      r.outside.push(sample.outside);
+    }
+  });
+  const partial = measured.partial;
 
   for (const r of results) {
     r.stats = {

@@ -1,12 +1,14 @@
 'use strict';
 // Proof that the bundle works: start it to its ready moment from a copy standing alone (as it
 // will in an image), then time the original and the bundle alike (cheap timing-only starts,
-// alternated so both see the same machine noise), and compare the files each reads to start.
+// alternated by the alternating-runs engine so both see the same machine noise), and compare the
+// files each reads to start.
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { capture } = require('../capture/capture.js');
 const { compareSamples, ratioInterval } = require('../stats.js');
+const { alternateRuns } = require('../measure/alternate-runs.js');
 const { CommandError } = require('../errors.js');
 const { MARKER } = require('./output.js');
 const { treeSize } = require('../tree-size.js');
@@ -127,21 +129,25 @@ async function verifyBundle(opts) {
     if (result.partial) throw new CommandError('interrupted while verifying the bundle', { exitCode: 130 });
 
     // Original, bundle, original, bundle, ...: a slow spell of a shared machine falls on both.
-    const order = [];
-    const first = performance.now();
-    const timed = async (variant, start) => {
-      const startedMs = performance.now() - first;
-      const r = await start();
-      if (r.partial) throw new CommandError('interrupted while timing the bundle', { exitCode: 130 });
-      order.push({ variant, readyAt: r.readyAt, startedMs });
-    };
-    for (let i = 0; i < opts.runs; i++) {
-      status(`timing run ${i + 1}/${opts.runs}`);
-      await timed('original', () => capture({ ...base, ...opts.original, timingOnly: true }));
-      await timed('bundle', () => startBundle({ timingOnly: true }));
-    }
-    const original = order.filter((o) => o.variant === 'original').map((o) => o.readyAt);
-    const bundle = order.filter((o) => o.variant === 'bundle').map((o) => o.readyAt);
+    const timed = (variant, start) => ({
+      name: variant,
+      run: async ({ round }) => {
+        if (variant === 'original') status(`timing run ${round + 1}/${opts.runs}`);
+        const r = await start();
+        if (r.partial) throw new CommandError('interrupted while timing the bundle', { exitCode: 130 });
+        return r.readyAt;
+      },
+    });
+    const measured = await alternateRuns({
+      variants: [
+        timed('original', () => capture({ ...base, ...opts.original, timingOnly: true })),
+        timed('bundle', () => startBundle({ timingOnly: true })),
+      ],
+      rounds: opts.runs,
+    });
+    const { original, bundle } = measured.samples;
+    const at = { original: 0, bundle: 0 };
+    const order = measured.order.map((o) => ({ variant: o.variant, readyAt: measured.samples[o.variant][at[o.variant]++], startedMs: o.startedMs }));
     const comparison = { ...compareSamples(original, bundle), factor: ratioInterval(original, bundle) };
     return {
       capture: result,

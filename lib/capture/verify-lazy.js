@@ -1,12 +1,13 @@
 'use strict';
 // profile --verify-advice: the lazy-load advice proven, not guessed. The app is started again, in
-// alternation, as it is and with each proposed require made lazy (a stand-in that loads the real
+// alternation (the alternating-runs engine), as it is and with each proposed require made lazy (a stand-in that loads the real
 // module at its first touch: lazy-stand-in.cjs), timed to ready without instrumentation. A
 // candidate is dropped when the app does not start that way, when startup touches the module
 // anyway, or when a request (--request) answers differently; the others get the saving measured
 // from the alternating runs: the median shift with its interval, or "noise".
 const path = require('path');
 const { compareSamples } = require('../stats.js');
+const { alternateRuns, STOP, DROP } = require('../measure/alternate-runs.js');
 const { LAZY_ENV } = require('./lazy-stand-in.cjs');
 
 /**
@@ -39,39 +40,43 @@ async function verifyLazyAdvice({ report, runOptions, runs, requests = [], max =
     return target ? askEach(target, requests) : Promise.resolve(null);
   } : null;
   const run = (env, answer) => capture({ ...runOptions, env, timingOnly: true, whileRunning: answer || undefined, signal, force });
-  const plain = [];
   let reference = null;
-  for (let i = 0; i < runs && live().length; i++) {
-    onProgress(`verifying the advice: run ${i + 1}/${runs} of the app as it is and with ${live().length} require${live().length === 1 ? '' : 's'} made lazy`);
-    const first = i === 0;
-    const base = await run(runOptions.env, first && ask);
-    if (base.partial) break; // interrupted
-    plain.push(base.readyAt);
-    if (first) reference = base.whileRunning;
-    for (const trial of live()) {
+  const plain = {
+    name: 'plain',
+    run: async ({ round }) => {
+      if (!live().length) return STOP; // every candidate has its outcome
+      onProgress(`verifying the advice: run ${round + 1}/${runs} of the app as it is and with ${live().length} require${live().length === 1 ? '' : 's'} made lazy`);
+      const base = await run(runOptions.env, round === 0 && ask);
+      if (base.partial) return STOP; // interrupted
+      if (round === 0) reference = base.whileRunning;
+      return base.readyAt;
+    },
+  };
+  const lazy = (trial, index) => ({
+    name: String(index),
+    run: async ({ round }) => {
+      const first = round === 0;
       let r;
       try {
         r = await run(trial.env, first && ask);
       } catch (err) {
         if (err.exitCode === 130) throw err;
         trial.outcome = { verdict: 'dropped', reason: `the app does not start with it loaded lazily: ${err.message}` };
-        continue;
+        return { [DROP]: trial.outcome.reason };
       }
+      if (r.partial) return STOP;
       const touch = (r.lazyLoaded || []).find((l) => l.atMs <= r.readyAt);
-      if (touch) {
-        trial.outcome = touchedAtStartup(touch, trial);
-        continue;
-      }
-      const changed = first && reference ? differentAnswer(reference, r.whileRunning) : '';
-      if (changed) {
-        trial.outcome = { verdict: 'dropped', reason: `with it loaded lazily ${changed}` };
-        continue;
-      }
-      trial.samples.push(r.readyAt);
-    }
-  }
+      if (touch) trial.outcome = touchedAtStartup(touch, trial);
+      const changed = !touch && first && reference ? differentAnswer(reference, r.whileRunning) : '';
+      if (changed) trial.outcome = { verdict: 'dropped', reason: `with it loaded lazily ${changed}` };
+      return trial.outcome ? { [DROP]: trial.outcome.reason || trial.outcome.verdict } : r.readyAt;
+    },
+  });
+  const measured = await alternateRuns({ variants: [plain, ...trials.map((t, i) => (t.outcome ? null : lazy(t, i))).filter(Boolean)], rounds: runs });
+  trials.forEach((trial, i) => { if (!trial.outcome) trial.samples = measured.samples[String(i)] || []; });
+  const plainTimes = measured.samples.plain;
   for (const trial of live()) {
-    const cmp = compareSamples(plain, trial.samples);
+    const cmp = compareSamples(plainTimes, trial.samples);
     const measured = { measuredMs: round(-cmp.shift), low: cmp.high == null ? null : round(-cmp.high), high: cmp.low == null ? null : round(-cmp.low), runs: trial.samples.length };
     if (cmp.verdict === 'faster') trial.outcome = { verdict: 'confirmed', ...measured };
     else if (cmp.verdict === 'slower') trial.outcome = { verdict: 'dropped', reason: 'startup was slower with it loaded lazily', ...measured };
