@@ -10,6 +10,7 @@ const os = require('os');
 const { runCli, rm } = require('./helpers/app.js');
 const { cpuWorkModule } = require('./helpers/cpu-work.js');
 const { startBusyLoops } = require('./helpers/busy-loops.js');
+const { unlessFast } = require('./helpers/suite.js');
 
 const SAME_CHECKS = 6;
 const GROWN_CHECKS = 3;
@@ -36,6 +37,7 @@ function baselineCheck(r) {
 const shown = (c) => `${c.verdict} ${c.actual} [${c.low}, ${c.high}] ms, tolerance ${c.limit} ms${c.movers.length ? `, movers ${c.movers.join(' ')}` : ''}`;
 
 test('two busy loops: the app against itself never fails and lists no mover; 50 ms more never passes', async (t) => {
+  if (!unlessFast(t, 'minutes of a loaded machine')) return;
   const dir = app();
   const seen = [];
   const busy = await startBusyLoops(2);
@@ -59,6 +61,7 @@ test('two busy loops: the app against itself never fails and lists no mover; 50 
 });
 
 test('a baseline recorded idle, checks under two busy loops: the unchanged app never fails, 50 ms more never passes, the machine change is said', async (t) => {
+  if (!unlessFast(t, 'minutes of a loaded machine')) return;
   const dir = app();
   const seen = [];
   let busy = null;

@@ -54,7 +54,7 @@ const after = makeReport({
 test('headline figures: time to ready, modules, packages, files, bytes', () => {
   const d = diffReports(before, after);
   assert.strictEqual(d.method, 'single');
-  assert.deepStrictEqual(d.readyAt, { before: 100, after: 160, delta: 60, pct: 60, band: 48, verdict: 'slower', judged: { before: 100, after: 160, lessCpuWait: false } });
+  assert.deepStrictEqual(d.readyAt, { before: 100, after: 160, delta: 60, pct: 60, band: 48, verdict: 'slower', judged: { before: 100, after: 160, lessCpuWait: false }, busy: [] });
   assert.deepStrictEqual(d.modules, { before: 5, after: 6, delta: 1, pct: 20 });
   assert.deepStrictEqual(d.packages, { before: 4, after: 4, delta: 0, pct: 0 });
   assert.strictEqual(d.files.delta, 3);
@@ -79,6 +79,12 @@ test('single runs: no package or module time is judged (one run a side has no sp
   const text = renderDiff(d);
   assert.doesNotMatch(text, /Biggest movers/);
   assert.match(text, /one run of each side cannot tell a package's or module's own time from noise/);
+});
+
+test('single runs of a busy machine: cannot tell, and says to compare sets of runs', () => {
+  const d = diffReports({ ...before, machine: { busy: false } }, { ...after, machine: { busy: true, runQueueMs: 40 } });
+  assert.deepStrictEqual([d.readyAt.verdict, d.readyAt.busy], ['cannot tell', ['after']]);
+  assert.match(renderDiff(d), /time to ready: cannot tell from single runs: the machine was busy during the after run .*compare sets of runs \(--runs\)/);
 });
 
 test('single runs: time to ready is judged less each run\'s wait for a CPU, and shown as measured', () => {

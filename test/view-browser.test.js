@@ -17,6 +17,8 @@ const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking
 const SCREENSHOTS = path.join(os.tmpdir(), 'coldstart-screenshots');
 const HEADLESS = { DISPLAY: '', WAYLAND_DISPLAY: '', BROWSER: '' };
 
+const { FAST, unlessFast } = require('./helpers/suite.js');
+
 let playwright = null;
 try {
   playwright = require('playwright-core');
@@ -27,6 +29,7 @@ const missing = !CHROMIUM ? 'chromium is not installed (apt-get install -y chrom
 
 /** Skips loudly on a developer machine without a browser; in CI a missing browser is a failure. */
 function requireBrowser(t) {
+  if (!unlessFast(t, 'a browser')) return false;
   if (!missing) return true;
   if (process.env.CI) assert.fail(`browser test cannot run in CI: ${missing}`);
   process.stderr.write(`\n*** SKIPPED: ${t.name}: ${missing} ***\n\n`);
@@ -37,6 +40,7 @@ function requireBrowser(t) {
 let browser = null;
 let app = null;
 test.before(async () => {
+  if (FAST) return;
   app = copyFixture('express-app');
   const r = await runCli(['profile', '--quiet', '--', 'node', 'server.js'], { cwd: app });
   assert.strictEqual(r.code, 0, r.stderr);

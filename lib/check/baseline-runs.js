@@ -10,13 +10,33 @@ function baselineRuns(baseline) {
   return { samples: [baseline.readyAt] };
 }
 
-/** The baseline against this run: run against run when the baseline kept its runs. */
-function diffWithBaseline(baseline, report) {
+/**
+ * The baseline against this run: run against run when the baseline kept its runs. When the
+ * control app moved (the machine changed), every package's and module's time moved with it, and
+ * the many comparisons select by the machine: a mover is then listed only when it moved both as
+ * measured and with this run's times scaled by the control's slowdown.
+ * @param {object} baseline
+ * @param {object} report this check's
+ * @param {?{ before: number, after: number, moved: string }} control as the baseline check saw it
+ */
+function diffWithBaseline(baseline, report, control = null) {
   const { diffReports } = require('../report/diff.js');
   const { keptRuns } = require('../report/run-samples.js');
   const before = keptRuns(baseline);
   const samples = before ? { before, after: keptRuns(report) } : null;
-  return { diff: diffReports(baseline, report, { top: 5, samples }) };
+  const diff = diffReports(baseline, report, { top: 5, samples });
+  if (!samples || !control || (control.moved !== 'slower' && control.moved !== 'faster')) return { diff };
+  const scaled = diffReports(baseline, report, { top: 5, samples: { before, after: scaleRuns(samples.after, control.before / control.after) } });
+  const alsoScaled = (rows, key) => rows.filter((row) => scaled[key].some((x) => x.name === row.name && x.file === row.file && x.verdict === row.verdict));
+  return {
+    diff: { ...diff, packageMovers: alsoScaled(diff.packageMovers, 'packageMovers'), moduleMovers: alsoScaled(diff.moduleMovers, 'moduleMovers'), machineChanged: true },
+  };
+}
+
+/** Runs with every module's, package's and category's time multiplied by `factor`. */
+function scaleRuns(runs, factor) {
+  const scale = (byName) => byName && Object.fromEntries(Object.entries(byName).map(([k, xs]) => [k, xs.map((x) => x * factor)]));
+  return { ...runs, moduleSelfMs: scale(runs.moduleSelfMs), packageSelfMs: scale(runs.packageSelfMs), categoryMs: scale(runs.categoryMs) };
 }
 
 module.exports = { baselineRuns, diffWithBaseline };

@@ -103,7 +103,7 @@ function checkReport(details, samples, control, controlCommand) {
     ...reports[0],
     // The figure compared, the same wherever it is shown: the median of the timed runs as they
     // are kept (module records come from the detailed runs).
-    readyAt: round(median(samples.map(round))),
+    readyAt: median(samples.map(round)),
     check: {
       runs: samples.length,
       samples: samples.map(round),

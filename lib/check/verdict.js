@@ -133,9 +133,9 @@ function baselineCheck(measured, baseline, tolerance, minEffectMs, confidence) {
   const cmp = baselineShift(model, confidence);
   const n = Math.min(model.before.length, model.after.length);
   let verdict = cmp.verdict === 'too few runs' ? 'inconclusive' : intervalVerdict(cmp.low, cmp.high, allowed);
-  // Within the tolerance, but too wide to have seen a change of the size that matters. (A tolerance
-  // of 0 asks for no slowdown at all: an interval wholly at or below 0 shows that however wide.)
-  const tooWide = verdict === 'pass' && effect > 0 && (cmp.high - cmp.low) / 2 > effect;
+  // Within the tolerance, but too wide to have seen a change of the size that matters. An interval
+  // wholly below 0 has seen one: the app got faster, however wide it is.
+  const tooWide = verdict === 'pass' && cmp.high >= 0 && effect > 0 && (cmp.high - cmp.low) / 2 > effect;
   if (tooWide) verdict = 'inconclusive';
   const against = model.method === 'alternated' ? 'time to ready against the baseline command, run alternately'
     : model.method === 'control' ? 'time to ready over the control app, against the baseline'
@@ -145,10 +145,13 @@ function baselineCheck(measured, baseline, tolerance, minEffectMs, confidence) {
   let message;
   let needed = null;
   if (cmp.verdict === 'too few runs') {
-    needed = Math.max(10, 2 * measured.samples.length);
-    message = baseline.samples.length < 2 && !baseline.alternated
-      ? `${against}: the baseline holds one run, too few to decide; record it again with --update-baseline (-n ${needed})`
-      : `${against}: too few runs to decide (${baseline.samples.length} and ${measured.samples.length}); run more (-n ${needed})`;
+    const more = Math.max(10, 2 * measured.samples.length);
+    // A baseline of one run stays one run however long this check goes on.
+    const oneRun = baseline.samples.length < 2 && !baseline.alternated;
+    needed = oneRun ? null : more;
+    message = oneRun
+      ? `${against}: the baseline holds one run, too few to decide; record it again with --update-baseline (-n ${more})`
+      : `${against}: too few runs to decide (${baseline.samples.length} and ${measured.samples.length}); run more (-n ${more})`;
   } else if (verdict === 'fail') {
     message = `${against}: ${figures}, over the tolerance of ${tol}`;
   } else if (verdict === 'inconclusive') {
@@ -239,9 +242,12 @@ function evaluateChecks(measured, limits = {}) {
   return { ok: checks.every((c) => c.ok), inconclusive: checks.some((c) => c.verdict === 'inconclusive'), checks };
 }
 
-/** Whether these runs cannot decide the limits yet (check --max-runs goes on while they cannot). */
+/**
+ * Whether these runs cannot decide the limits yet while more runs could (check --max-runs goes on
+ * while they cannot): not for a baseline of one run, nor past what MOST_RUNS would decide.
+ */
 function undecided(measured, limits) {
-  return evaluateChecks(measured, limits).checks.some((c) => c.verdict === 'inconclusive' && c.name !== 'max-advice');
+  return evaluateChecks(measured, limits).checks.some((c) => c.verdict === 'inconclusive' && c.runsNeeded != null);
 }
 
 module.exports = { parseTolerance, evaluateChecks, intervalVerdict, undecided };

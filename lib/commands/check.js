@@ -23,7 +23,7 @@ module.exports = {
   describe: 'CI gate: run the app n times to ready, judge the median and its interval against --budget / --max-modules / a baseline; exit 1 on a breach, 3 when the runs cannot decide',
   builder: (yargs) => captureOptions(yargs)
     .option('runs', { alias: 'n', type: 'string', default: '6', describe: 'timed runs (each followed by a run of a small control app, or of --baseline-cmd)' })
-    .option('max-runs', { type: 'string', describe: 'while the runs cannot decide, go on one round at a time up to this many runs' })
+    .option('max-runs', { type: 'string', describe: 'while the runs cannot decide and more would help, go on one round at a time up to this many runs (default: 3 times --runs; --max-runs equal to --runs: never)' })
     .option('budget', { type: 'string', describe: 'most time to ready allowed, e.g. 800ms or 1.5s' })
     .option('max-modules', { type: 'string', describe: 'most modules allowed at startup' })
     .option('max-advice-ms', { type: 'string', describe: 'most avoidable startup time allowed: the advice of coldstart profile (lazy-load candidates, sync work, duplicate packages) added up, from 3 more runs under the profiler with coverage, e.g. 50ms' })
@@ -41,7 +41,8 @@ module.exports = {
   async run(argv, ctx) {
     const { parseTolerance, evaluateChecks, undecided } = require('../check/verdict.js');
     const runs = parseCount(argv.runs, '--runs', 1);
-    const maxRuns = argv.maxRuns != null ? parseCount(argv.maxRuns, '--max-runs', runs) : runs;
+    // By default a check that cannot decide goes on up to three times the runs asked for.
+    const maxRuns = argv.maxRuns != null ? parseCount(argv.maxRuns, '--max-runs', runs) : 3 * runs;
     const minEffectMs = argv.minEffect != null ? parseDuration(argv.minEffect, '--min-effect') : undefined;
     const budgetMs = argv.budget != null ? parseDuration(argv.budget, '--budget') : null;
     const maxModules = argv.maxModules != null ? parseCount(argv.maxModules, '--max-modules', 1) : null;
@@ -103,7 +104,8 @@ module.exports = {
       .map((c) => warning('CHECK_INCONCLUSIVE', c.message, { check: c.name }));
     ctx.warnings.push(...warnings);
     const ok = verdict.ok && !warnings.length;
-    const against = baseline ? diffWithBaseline(baseline, report) : null;
+    const baselineCheck = verdict.checks.find((c) => c.name === 'baseline');
+    const against = baseline ? diffWithBaseline(baseline, report, baselineCheck && baselineCheck.control) : null;
     const diff = against && against.diff;
 
     if (argv.updateBaseline) {
@@ -191,7 +193,7 @@ function renderCheck({ report, verdict, ok, against, ctx, shownBaseline, baselin
   const mark = { pass: green('pass'), fail: red('FAIL'), inconclusive: yellow('inconclusive') };
   for (const c of verdict.checks) lines.push(`  ${mark[c.verdict]}  ${c.message}`);
   if (!verdict.checks.length) lines.push('  (no limits checked)');
-  if (against) lines.push('', renderDiff(against.diff, { color: ctx.color, title: bold(`Against the baseline ${shownBaseline}`) }).trimEnd());
+  if (against) lines.push('', renderDiff(against.diff, { color: ctx.color, readyVerdict: false, title: bold(`Against the baseline ${shownBaseline}`) }).trimEnd());
   lines.push('');
   if (updated) lines.push(`Baseline written: ${shownBaseline}`);
   const failed = verdict.checks.filter((c) => c.verdict === 'fail').length;

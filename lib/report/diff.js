@@ -29,6 +29,8 @@ const SINGLE_RUN_NOISE = Object.freeze({ readyAtShare: 0.3 });
 
 /** The false discovery rate of the movers. */
 const MOVER_FDR = 0.05;
+/** A mover smaller than this is real but says nothing to act on: not listed. */
+const LEAST_MOVE_MS = 1;
 
 const round = (n) => (n == null ? null : Math.round(n * 100) / 100);
 
@@ -54,7 +56,7 @@ function singleChange(before, after, band) {
 function runsChange(before, after, confidence) {
   const cmp = compareSamples(before, after, { confidence });
   return {
-    ...change(round(median(before)), round(median(after))),
+    ...change(median(before), median(after)),
     shift: round(cmp.shift), low: round(cmp.low), high: round(cmp.high), confidence: cmp.confidence, verdict: cmp.verdict,
   };
 }
@@ -90,6 +92,7 @@ function movers(before, after, key, { top, sides, packageOf }) {
     if (!selected[i]) return;
     const c = runsChange(samplesOf(before, name, sides[0]), samplesOf(after, name, sides[1]), confidence);
     if (c.verdict !== 'slower' && c.verdict !== 'faster') return;
+    if (Math.abs(c.shift) < LEAST_MOVE_MS) return;
     rows.push({
       [key]: name,
       ...(packageOf ? { package: packageOf(name) } : {}),
@@ -163,11 +166,13 @@ function diffReports(before, after, { top = 10, confidence = 0.95, samples = nul
       categories = Object.fromEntries(moved.map((row) => [row.category, row]));
     }
   } else {
-    // Shown as measured; judged less each run's wait for a CPU where both know it.
+    // Shown as measured; judged less each run's wait for a CPU where both know it, and not at all
+    // when either run's machine was busy (a single run there moves by half or more).
     const judged = singleReadyAt(before, after);
     const band = round(SINGLE_RUN_NOISE.readyAtShare * Math.max(judged.before, judged.after));
-    const { verdict } = singleChange(judged.before, judged.after, band);
-    readyAt = { ...change(before.readyAt, after.readyAt), band, verdict, judged };
+    const busy = [['before', before], ['after', after]].filter(([, r]) => r.machine && r.machine.busy).map(([side]) => side);
+    const verdict = busy.length ? 'cannot tell' : singleChange(judged.before, judged.after, band).verdict;
+    readyAt = { ...change(before.readyAt, after.readyAt), band, verdict, judged, busy };
   }
   return {
     method: samples ? 'runs' : 'single',
@@ -245,6 +250,10 @@ function readyVerdict(diff) {
       confidence: r.confidence, ratio: r.before > 0 && r.after != null ? r.after / r.before : null,
     });
   }
+  if (r.verdict === 'cannot tell') {
+    return `cannot tell from single runs: the machine was busy during the ${r.busy.length === 2 ? 'runs' : `${r.busy[0]} run`} ` +
+      '(10% or more of its startup waiting for a CPU, report.machine); compare sets of runs (--runs)';
+  }
   const band = `±${formatMs(r.band)} ms`;
   const judged = r.judged.lessCpuWait ? `; less each run's wait for a CPU: ${fmtMs(r.judged.before)} and ${fmtMs(r.judged.after)}` : '';
   return r.verdict === 'noise'
@@ -270,14 +279,15 @@ function noiseNote(diff) {
 /**
  * The terminal form of a diff.
  * @param {object} diff from diffReports
- * @param {{ color?: boolean, before?: string, after?: string, title?: string }} [opts] labels of the
- *   two sides (file names), a title line
+ * @param {{ color?: boolean, before?: string, after?: string, title?: string, readyVerdict?: boolean }} [opts]
+ *   labels of the two sides (file names), a title line; readyVerdict false leaves out the verdict
+ *   line on time to ready
  * @returns {string}
  */
 function renderDiff(diff, opts = {}) {
   const c = palette(opts.color);
   // Growth is red, shrinkage green: for startup, less is better. Noise is neither.
-  const tone = (delta, verdict) => (verdict === 'noise' || verdict === 'too few runs' ? c.dim : delta > 0 ? c.red : delta < 0 ? c.green : (s) => s);
+  const tone = (delta, verdict) => (verdict === 'noise' || verdict === 'too few runs' || verdict === 'cannot tell' ? c.dim : delta > 0 ? c.red : delta < 0 ? c.green : (s) => s);
   const pct = (x) => (x.pct == null ? '' : ` (${x.pct > 0 ? '+' : ''}${x.pct.toFixed(1)}%)`);
   const runs = diff.method === 'runs';
   const lines = [];
@@ -293,7 +303,8 @@ function renderDiff(diff, opts = {}) {
   ];
   const deltas = [null, diff.readyAt.delta, diff.modules.delta, diff.packages.delta, diff.files.delta, diff.bytes.delta];
   lines.push(table(headRows, ['l', 'r', 'r', 'r'], (y, i) => (y === 0 ? c.dim : i === 3 ? tone(deltas[y], y === 1 ? diff.readyAt.verdict : null) : (s) => s)));
-  lines.push(`  time to ready: ${tone(diff.readyAt.delta, diff.readyAt.verdict)(readyVerdict(diff))}`);
+  // check prints its own verdict on time to ready (over the control app): not a second one here.
+  if (opts.readyVerdict !== false) lines.push(`  time to ready: ${tone(diff.readyAt.delta, diff.readyAt.verdict)(readyVerdict(diff))}`);
 
   if (diff.categories) {
     const parts = Object.entries(diff.categories)

@@ -1,15 +1,20 @@
 'use strict';
-// What the Docker tests share: skip loudly (or fail, in CI) without an engine, one build context
-// for fixtures/docker-app, each image built once per test process, and cleanup afterwards.
+// What the Docker tests share: the engine and base images set up by the one setup step CI uses
+// (.ci/docker-up.sh, run here when the engine or the base image is missing), a loud skip (or a
+// failure, in CI) when no engine can be started, one build context for fixtures/docker-app, each
+// image built once per test process, and cleanup afterwards.
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { requireDocker, buildImage, assembleContext, stopAllContainers, removeImages } = require('../../lib/bench/docker.js');
+const { spawn } = require('node:child_process');
+const { requireDocker, docker, buildImage, assembleContext, stopAllContainers, removeImages } = require('../../lib/bench/docker.js');
 const { CommandError } = require('../../lib/errors.js');
+const { unlessFast } = require('./suite.js');
 
 const REPO = path.resolve(__dirname, '..', '..');
-const SKIP_LINE = 'SKIPPED: Docker tests need a Docker engine: run .ci/docker-up.sh';
+const SETUP = path.join(REPO, '.ci', 'docker-up.sh');
+const SKIP_LINE = 'SKIPPED: Docker tests need a Docker engine, and .ci/docker-up.sh could not start one';
 const BASE_IMAGE = 'coldstart-node:local';
 const DISTROLESS_BASE_IMAGE = 'coldstart-node-distroless:local';
 
@@ -24,25 +29,64 @@ function inCI() {
   return value !== undefined && !['', '0', 'false'].includes(value.toLowerCase());
 }
 
+/** The engine answers with gVisor, and the base images are there: null, else why not. */
+async function engineProblem() {
+  try {
+    await requireDocker();
+  } catch (err) {
+    if (err instanceof CommandError) return err.message;
+    throw err;
+  }
+  for (const image of [BASE_IMAGE, DISTROLESS_BASE_IMAGE]) {
+    const r = await docker(['image', 'inspect', '--format', '{{.Id}}', image], { timeoutMs: 10_000 });
+    if (r.code !== 0) return `the base image ${image} is not in the engine`;
+  }
+  return null;
+}
+
 /**
- * Resolves true when Docker can be used. Without it the test is skipped with a loud line on
- * stderr, except in CI (CI set), where a missing engine fails the test.
+ * Runs the setup step (.ci/docker-up.sh: engine, gVisor, base images made from this test's Node)
+ * once, as root only; its output goes to a log whose end is kept for the skip line.
+ */
+function runSetup() {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return Promise.resolve('the setup needs root');
+  return new Promise((resolve) => {
+    const env = { ...process.env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH || ''}` };
+    const child = spawn('bash', [SETUP], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const keep = (chunk) => { output = (output + chunk).slice(-4000); };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('error', (err) => resolve(err.message));
+    child.on('close', (code) => resolve(code === 0 ? null : `.ci/docker-up.sh exited with ${code}: ${output.trim().split('\n').pop()}`));
+  });
+}
+
+async function setUp() {
+  const before = await engineProblem();
+  if (!before) return { ok: true };
+  process.stderr.write(`\n${before}: running .ci/docker-up.sh to set it up…\n`);
+  const failed = await runSetup();
+  const after = failed || await engineProblem();
+  return after ? { ok: false, reason: after } : { ok: true };
+}
+
+/**
+ * Resolves true when Docker can be used, after setting it up once per test process when it is
+ * not. Without an engine the test is skipped with one loud line on stderr, except in CI (CI set),
+ * where a missing engine fails the test. The fast part of the suite runs no containers.
  */
 async function needDocker(t) {
-  status = status || requireDocker().then(
-    (info) => ({ ok: true, info }),
-    (err) => {
-      if (err instanceof CommandError) return { ok: false, reason: err.message };
-      throw err;
-    });
+  if (!unlessFast(t, 'containers')) return false;
+  status = status || setUp();
   const s = await status;
   if (s.ok) return true;
   if (inCI()) assert.fail(`Docker tests must run in CI (CI=${process.env.CI}): ${s.reason}`);
   if (!skipPrinted) {
-    process.stderr.write(`\n${SKIP_LINE}\n  (${s.reason})\n\n`);
+    process.stderr.write(`\n${SKIP_LINE} (${s.reason})\n\n`);
     skipPrinted = true;
   }
-  t.skip(SKIP_LINE);
+  t.skip(`${SKIP_LINE} (${s.reason})`);
   return false;
 }
 

@@ -1,0 +1,19 @@
+'use strict';
+// Which part of the suite runs. `npm test` runs all of it; `npm run test:fast` (COLDSTART_TEST_FAST=1)
+// leaves out what needs containers, a browser or minutes of a loaded machine, and says so once per
+// test in node:test's own skip line.
+const FAST = ['1', 'true'].includes(String(process.env.COLDSTART_TEST_FAST || '').toLowerCase());
+
+/**
+ * Skips `t` in the fast part of the suite.
+ * @param {import('node:test').TestContext} t
+ * @param {string} what what the test needs, e.g. 'containers'
+ * @returns {boolean} true when the test is to run
+ */
+function unlessFast(t, what) {
+  if (!FAST) return true;
+  t.skip(`npm run test:fast leaves out tests that need ${what}`);
+  return false;
+}
+
+module.exports = { FAST, unlessFast };
