@@ -5,6 +5,9 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { copyFixture, runCli, rm } = require('./helpers/app.js');
+const { fastSkips } = require('./helpers/suite.js');
+
+const MANY_RUNS = fastSkips('many timed runs of an app');
 
 let dir;
 test.before(() => { dir = copyFixture('slow-require'); });
@@ -13,7 +16,7 @@ test.after(() => rm(dir));
 /** "−25.0" / "+12.0" / "0" as printed, to a number. */
 const signed = (text) => Number(text.replace('−', '-'));
 
-test('--json: the timed starts alternate original, bundle, ... and the comparison is the bundle against the original', async () => {
+test('--json: the timed starts alternate original, bundle, ... and the comparison is the bundle against the original', MANY_RUNS, async () => {
   const r = await runCli(['bundle', '--json', '--runs', '5', '--out', 'dist-json', '--', 'node', 'server.js'], { cwd: dir });
   assert.equal(r.code, 0, r.stderr);
   const { timing } = JSON.parse(r.stdout);
@@ -32,7 +35,7 @@ test('--json: the timed starts alternate original, bundle, ... and the compariso
   assert.equal(c.verdict, c.factor.low > 1 ? 'slower' : c.factor.high < 1 ? 'faster' : 'noise', 'the factor agrees');
 });
 
-test('the printout: medians with intervals, and a verdict the printed interval supports', async () => {
+test('the printout: medians with intervals, and a verdict the printed interval supports', MANY_RUNS, async () => {
   const r = await runCli(['bundle', '--runs', '5', '--out', 'dist-text', '--', 'node', 'server.js'], { cwd: dir });
   assert.equal(r.code, 0, r.stderr);
   const lines = r.stdout.split('\n');

@@ -7,6 +7,9 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { runCli, rm } = require('./helpers/app.js');
+const { fastSkips } = require('./helpers/suite.js');
+
+const MANY_RUNS = fastSkips('many timed runs of an app');
 
 function app() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-baseline-cmd-'));
@@ -17,7 +20,7 @@ function app() {
   return dir;
 }
 
-test('check --baseline-cmd: 50 ms more than the baseline command fails and names the module; the same app does not', async () => {
+test('check --baseline-cmd: 50 ms more than the baseline command fails and names the module; the same app does not', MANY_RUNS, async () => {
   const dir = app();
   try {
     const grown = await runCli(['check', '-n', '10', '--baseline-cmd', 'node main.js', '--json', '--', 'node', 'branch.js'], { cwd: dir });

@@ -8,6 +8,9 @@ const os = require('os');
 const path = require('path');
 const { cpuWorkModule } = require('./helpers/cpu-work.js');
 const { runCli, rm } = require('./helpers/app.js');
+const { fastSkips } = require('./helpers/suite.js');
+
+const MANY_RUNS = fastSkips('many timed runs of an app');
 
 /** An app that requires a 60 ms module at top level that only a route uses. */
 function makeApp() {
@@ -19,7 +22,7 @@ function makeApp() {
   return dir;
 }
 
-test('check --max-advice-ms: fails when every profiled run finds more avoidable work than allowed, naming it; passes under a high limit', async () => {
+test('check --max-advice-ms: fails when every profiled run finds more avoidable work than allowed, naming it; passes under a high limit', MANY_RUNS, async () => {
   const dir = makeApp();
   try {
     const over = await runCli(['check', '-n', '2', '--max-advice-ms', '10ms', '--json', '--', process.execPath, 'server.js'], { cwd: dir });

@@ -9,6 +9,9 @@ const path = require('path');
 const { copyFixture, runCli, rm } = require('./helpers/app.js');
 const { cpuWorkModule } = require('./helpers/cpu-work.js');
 const { formatMs } = require('../lib/stats.js');
+const { fastSkips } = require('./helpers/suite.js');
+
+const MANY_RUNS = fastSkips('many timed runs of an app');
 
 // slow-require's server.js without its slow module: the app before the regression.
 function withoutSlowModule(source) {
@@ -39,7 +42,7 @@ function assertConsistent(r) {
   return r.code;
 }
 
-test('check fails when the app gains a 50 ms module over its baseline, does not fail without it, names the module', async () => {
+test('check fails when the app gains a 50 ms module over its baseline, does not fail without it, names the module', MANY_RUNS, async () => {
   const dir = copyFixture('slow-require');
   try {
     // 50 ms of CPU work rather than the fixture's busy-wait on the clock: the check compares with
@@ -93,7 +96,7 @@ test('check fails when the app gains a 50 ms module over its baseline, does not 
   }
 });
 
-test('check against a baseline of one run is inconclusive: exit 3, and --strict fails it; --json has the intervals; one median per quantity', async () => {
+test('check against a baseline of one run is inconclusive: exit 3, and --strict fails it; --json has the intervals; one median per quantity', MANY_RUNS, async () => {
   const dir = copyFixture('slow-require');
   try {
     // A report of a single run (what profile writes) as the baseline: nothing to compare runs with.
@@ -139,7 +142,7 @@ test('check against a baseline of one run is inconclusive: exit 3, and --strict 
   }
 });
 
-test('check --budget and --max-modules without a baseline; --json', async () => {
+test('check --budget and --max-modules without a baseline; --json', MANY_RUNS, async () => {
   const dir = copyFixture('slow-require');
   try {
     const over = await runCli(['check', '-n', '6', '--budget', '20ms', '--max-modules', '1', '--json', '--', 'node', 'server.js'], { cwd: dir });

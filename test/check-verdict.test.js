@@ -44,7 +44,7 @@ test('the budget judges the median\'s interval: pass, fail, inconclusive', () =>
   // The median is under the budget, but the interval reaches over it: too wide to decide.
   const undecided = evaluateChecks({ samples, modules: 10 }, { budgetMs: 705 });
   assert.deepStrictEqual([undecided.ok, undecided.inconclusive, undecided.checks[0].verdict], [true, true, 'inconclusive']);
-  assert.match(undecided.checks[0].message, /straddles the budget of 705 ms: about \d+ runs a side would tell \(-n \d+, or --max-runs \d+ to go on only while undecided\)/);
+  assert.match(undecided.checks[0].message, /straddles the budget of 705 ms: about \d+ runs would tell \(-n \d+, or --max-runs \d+ to go on only while inconclusive\)/);
   // Over the budget with its median, still not a failure while part of the interval is within it.
   assert.strictEqual(evaluateChecks({ samples, modules: 10 }, { budgetMs: 695 }).checks[0].verdict, 'inconclusive');
 });

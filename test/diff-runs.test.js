@@ -6,13 +6,16 @@ const assert = require('node:assert');
 const fs = require('fs');
 const path = require('path');
 const { copyFixture, runCli, rm } = require('./helpers/app.js');
+const { fastSkips } = require('./helpers/suite.js');
+
+const MANY_RUNS = fastSkips('many timed runs of an app');
 
 const profile = async (dir, out, entry) => {
   const r = await runCli(['profile', '-q', '--out', out, '--', 'node', entry], { cwd: dir });
   assert.strictEqual(r.code, 0, r.stderr);
 };
 
-test('diff of two profiles of the same express app: no mover beyond noise, and it says single runs were compared', async () => {
+test('diff of two profiles of the same express app: no mover beyond noise, and it says single runs were compared', MANY_RUNS, async () => {
   const dir = copyFixture('express-app');
   try {
     await profile(dir, 'a', 'server.js');
@@ -33,7 +36,7 @@ test('diff of two profiles of the same express app: no mover beyond noise, and i
   }
 });
 
-test('diff --runs of an app before and after a 50 ms module: that module and its package are the movers', async () => {
+test('diff --runs of an app before and after a 50 ms module: that module and its package are the movers', MANY_RUNS, async () => {
   const dir = copyFixture('slow-require');
   try {
     const server = fs.readFileSync(path.join(dir, 'server.js'), 'utf8');

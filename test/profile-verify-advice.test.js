@@ -10,13 +10,16 @@ const os = require('os');
 const path = require('path');
 const { writeLazyAdviceApp, SERVER } = require('./helpers/lazy-advice-app.js');
 const { runCli, rm } = require('./helpers/app.js');
+const { fastSkips } = require('./helpers/suite.js');
+
+const MANY_RUNS = fastSkips('many timed runs of an app');
 
 /** The app in a new directory; heavy.js works 120 ms at load (well above a start's run-to-run noise on a busy machine). */
 function makeApp() {
   return writeLazyAdviceApp(fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-verify-')), { heavyMs: 120 });
 }
 
-test('--verify-advice: measured saving for a route-only module, dropped when startup reads it, not verified when destructured', async () => {
+test('--verify-advice: measured saving for a route-only module, dropped when startup reads it, not verified when destructured', MANY_RUNS, async () => {
   const dir = makeApp();
   try {
     // A loaded machine can widen 6 runs' interval over the saving: then once more with 12, as a
@@ -60,7 +63,7 @@ test('--verify-advice: measured saving for a route-only module, dropped when sta
   }
 });
 
-test('--verify-advice drops a proposal when a request answers differently with it loaded lazily', async () => {
+test('--verify-advice drops a proposal when a request answers differently with it loaded lazily', MANY_RUNS, async () => {
   const dir = makeApp();
   try {
     // heavy.js now throws when loaded after startup: the lazy run's route fails where the app's did not.

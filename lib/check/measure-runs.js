@@ -16,12 +16,12 @@ const DETAIL_RUNS = 10;
  * timed the same way; the first DETAIL_RUNS rounds start with a run that records the modules
  * (the first of them also warms the disk cache). With a baseline command, each round runs it
  * right after the app, the same way, instead of the control app: both are then measured alike.
- * With `more`, rounds go on one at a time while more.undecided(app, baseline) says the runs
+ * With `more`, rounds go on one at a time while more.inconclusive(app, baseline) says the runs
  * cannot decide, up to more.atMost.
  * With adviceRuns, that many more runs under the profiler with coverage find the avoidable startup
  * work (the advice of coldstart profile): report.adviceCheck = { totals (ms per run), findings }.
  * @param {{runOptions: object, runs: number, baselineCommand: ?string[], adviceRuns?: number,
- *   more?: { atMost: number, undecided: (app: { samples: number[], control: ?number[] }, baseline: ?{ samples: number[] }) => boolean },
+ *   more?: { atMost: number, inconclusive: (app: { samples: number[], control: ?number[] }, baseline: ?{ samples: number[] }) => boolean },
  *   onProgress?: (text: string) => void}} options
  * @returns {Promise<{ report: object, baseline: ?object }>} reports built from the detailed runs,
  *   with every run kept in `check`
@@ -59,7 +59,7 @@ async function measureRuns({ runOptions: common, runs, baselineCommand, adviceRu
       rounds: runs,
       more: more && {
         atMost: more.atMost,
-        needed: (s) => more.undecided({ samples: s.app, control: s.control || null }, s.baseline ? { samples: s.baseline } : null),
+        needed: (s) => more.inconclusive({ samples: s.app, control: s.control || null }, s.baseline ? { samples: s.baseline } : null),
       },
       onRun: ({ round, rounds }) => onProgress(`run ${round + 1}/${rounds}${round < detailRuns ? ', with module records' : ''}…`),
     });

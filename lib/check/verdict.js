@@ -74,9 +74,9 @@ function runsNeeded(n, low, high, target) {
   return needed > MOST_RUNS ? null : needed;
 }
 
-const moreRunsText = (needed, what) => (needed == null
-  ? `more than ${MOST_RUNS} runs a side would be needed: this machine is too noisy to tell ${what}`
-  : `about ${needed} runs a side would tell (-n ${needed}, or --max-runs ${needed} to go on only while undecided)`);
+const moreRunsText = (needed, what, side = ' a side') => (needed == null
+  ? `more than ${MOST_RUNS} runs${side} would be needed: this machine is too noisy to tell ${what}`
+  : `about ${needed} runs${side} would tell (-n ${needed}, or --max-runs ${needed} to go on only while inconclusive)`);
 
 function budgetCheck(samples, budgetMs, confidence) {
   const mi = medianInterval(samples, confidence);
@@ -96,7 +96,7 @@ function budgetCheck(samples, budgetMs, confidence) {
   const message = {
     pass: `time to ready ${shown} is within the budget of ${formatMs(budgetMs)} ms`,
     fail: `time to ready ${shown} is over the budget of ${formatMs(budgetMs)} ms (by ${formatMs(mi.low - budgetMs)} ms at least)`,
-    inconclusive: `time to ready ${shown} straddles the budget of ${formatMs(budgetMs)} ms: ${moreRunsText(needed, 'which side of the budget it is on')}`,
+    inconclusive: `time to ready ${shown} straddles the budget of ${formatMs(budgetMs)} ms: ${moreRunsText(needed, 'which side of the budget it is on', '')}`,
   }[verdict];
   return { ...base, ok: verdict !== 'fail', verdict, ...(verdict === 'inconclusive' ? { runsNeeded: needed } : {}), message };
 }
@@ -246,8 +246,8 @@ function evaluateChecks(measured, limits = {}) {
  * Whether these runs cannot decide the limits yet while more runs could (check --max-runs goes on
  * while they cannot): not for a baseline of one run, nor past what MOST_RUNS would decide.
  */
-function undecided(measured, limits) {
+function moreRunsWouldDecide(measured, limits) {
   return evaluateChecks(measured, limits).checks.some((c) => c.verdict === 'inconclusive' && c.runsNeeded != null);
 }
 
-module.exports = { parseTolerance, evaluateChecks, intervalVerdict, undecided };
+module.exports = { parseTolerance, evaluateChecks, intervalVerdict, moreRunsWouldDecide };

@@ -39,7 +39,7 @@ module.exports = {
     .example('# against the main branch checked out in ../main', '').example('$0 check -n 10 --baseline-cmd "node ../main/server.js" -- node server.js', '')
     .example('# the verdict as a CI job summary', '').example('$0 check -n 10 --format markdown -- node server.js >> "$GITHUB_STEP_SUMMARY"', ''),
   async run(argv, ctx) {
-    const { parseTolerance, evaluateChecks, undecided } = require('../check/verdict.js');
+    const { parseTolerance, evaluateChecks, moreRunsWouldDecide } = require('../check/verdict.js');
     const runs = parseCount(argv.runs, '--runs', 1);
     // By default a check that cannot decide goes on up to three times the runs asked for.
     const maxRuns = argv.maxRuns != null ? parseCount(argv.maxRuns, '--max-runs', runs) : 3 * runs;
@@ -85,7 +85,7 @@ module.exports = {
         runOptions, runs, baselineCommand, adviceRuns: maxAdviceMs != null ? ADVICE_RUNS : 0,
         more: maxRuns > runs ? {
           atMost: maxRuns,
-          undecided: (app, alongside) => undecided({ ...app, modules: 0 }, limitsFor(alongside ? { ...alongside, alternated: true } : saved)),
+          inconclusive: (app, alongside) => moreRunsWouldDecide({ ...app, modules: 0 }, limitsFor(alongside ? { ...alongside, alternated: true } : saved)),
         } : null,
         onProgress: (text) => progress.phase(text),
       });

@@ -1,7 +1,7 @@
 'use strict';
 // Which part of the suite runs. `npm test` runs all of it; `npm run test:fast` (COLDSTART_TEST_FAST=1)
-// leaves out what needs containers, a browser or minutes of a loaded machine, and says so once per
-// test in node:test's own skip line.
+// leaves out what needs containers, a browser, a loaded machine or many timed runs of an app (the
+// verdicts of check, diff --runs, bundle and --verify-advice), and says so in node:test's own skip line.
 const FAST = ['1', 'true'].includes(String(process.env.COLDSTART_TEST_FAST || '').toLowerCase());
 
 /**
@@ -16,4 +16,7 @@ function unlessFast(t, what) {
   return false;
 }
 
-module.exports = { FAST, unlessFast };
+/** test() options for a test left out of the fast part: `test(name, fastSkips('many timed runs'), fn)`. */
+const fastSkips = (what) => ({ skip: FAST && `npm run test:fast leaves out tests that need ${what}` });
+
+module.exports = { FAST, unlessFast, fastSkips };
