@@ -3,7 +3,7 @@
 // How often coldstart's verdicts say "changed" when nothing changed. For each fixture app, quiet
 // and with two busy loops spinning (a shared 2-core CI runner):
 //   - diff: N pairs of single profiles of the same unchanged app (`coldstart profile` twice,
-//     `coldstart diff a b --json`); a pair "said a change" when readyAt.verdict is not 'noise'
+//     `coldstart diff a b --json`); a pair "said a change" when readyAt.verdict is slower or faster
 //     or any package / module mover is listed;
 //   - check: a baseline recorded with `check -n 20 --update-baseline` in the same condition,
 //     then `check -n 10` of the unchanged app against it, M times; its verdict (pass /
@@ -93,7 +93,8 @@ async function diffPair(app, scratch, i, running) {
     movers,
     added,
     exit: r.code,
-    saidChange: d.readyAt.verdict !== 'noise' || movers > 0,
+    // "cannot tell" (a busy machine) is not a change: it says a single pair cannot decide.
+    saidChange: d.readyAt.verdict === 'slower' || d.readyAt.verdict === 'faster' || movers > 0,
   };
 }
 
@@ -186,7 +187,7 @@ function render({ machine, conditions, results, options, skipped, elapsedMs }) {
   for (const r of results) {
     const n = r.pairs.length;
     const quiet = r.pairs.filter((p) => !p.saidChange).length;
-    const notNoise = r.pairs.filter((p) => p.verdict !== 'noise').length;
+    const notNoise = r.pairs.filter((p) => p.verdict === 'slower' || p.verdict === 'faster').length;
     const withMovers = r.pairs.filter((p) => p.movers > 0).length;
     const each = r.pairs.map((p) => `${ms(p.before)}→${ms(p.after)}`).join(', ');
     lines.push(`| ${r.app} | ${r.condition} | ${n} | ${quiet} | ${notNoise} | ${withMovers} | ${each} |`);
@@ -227,7 +228,7 @@ function render({ machine, conditions, results, options, skipped, elapsedMs }) {
   });
   lines.push('', '### Totals', '',
     `- diff: ${pairs.filter((p) => !p.saidChange).length} of ${pairs.length} pairs said no change `
-      + `(${pairs.filter((p) => p.verdict !== 'noise').length} with a readyAt verdict other than noise, ${pairs.filter((p) => p.movers > 0).length} with movers listed).`,
+      + `(${pairs.filter((p) => p.verdict === 'slower' || p.verdict === 'faster').length} slower or faster, ${pairs.filter((p) => p.verdict === 'cannot tell').length} "cannot tell" (a busy machine), ${pairs.filter((p) => p.movers > 0).length} with movers listed).`,
     `- check: verdicts pass ${count('pass')} / inconclusive ${count('inconclusive')} / fail ${count('fail')} of ${checks.length}; `
       + `movers listed in ${checks.filter((c) => c.movers > 0).length} of ${checks.length}; `
       + `the diff's readyAt said slower/faster in ${checks.filter((c) => c.diffReady && c.diffReady !== 'noise').length} of ${checks.length}.`,

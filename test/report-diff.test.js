@@ -140,8 +140,8 @@ function run(i, extra) {
 }
 
 test('runs: a module that takes 50 ms more is the mover, with its interval', () => {
-  const d = diffRuns([0, 1, 2, 3, 4].map((i) => run(i)), [0, 1, 2, 3, 4].map((i) => run(i, true)));
-  assert.deepStrictEqual([d.method, d.runs], ['runs', { before: 5, after: 5 }]);
+  const d = diffRuns([0, 1, 2, 3, 4, 5].map((i) => run(i)), [0, 1, 2, 3, 4, 5].map((i) => run(i, true)));
+  assert.deepStrictEqual([d.method, d.runs], ['runs', { before: 6, after: 6 }]);
   assert.strictEqual(d.readyAt.verdict, 'slower');
   assert.ok(d.readyAt.low > 0 && d.readyAt.high >= d.readyAt.delta);
   assert.deepStrictEqual(d.moduleMovers.map((m) => [m.file, m.status, m.verdict]), [['lib/slow.js', 'added', 'slower']]);
@@ -151,7 +151,7 @@ test('runs: a module that takes 50 ms more is the mover, with its interval', () 
   const text = renderDiff(d);
   assert.match(text, /time to ready: 1\.\d\dx slower \(\+50\.0 ms, 9\d% interval/);
   assert.match(text, /lib\/slow\.js \(new\)\s+–\s+50\.\d ms\s+\+50\.\d ms\s+\[\+\d+\.\d+ … \+\d+\.\d+\]/);
-  assert.match(text, /Compared 5 runs with 5/);
+  assert.match(text, /Compared 6 runs with 6/);
 });
 
 test('runs of the same app: no mover, time to ready within noise', () => {
@@ -212,7 +212,7 @@ test('coldstart diff: table, --json, and one clear line on bad input', async () 
     // Sets of runs: lists either side of --, or directories of reports.
     fs.mkdirSync(path.join(dir, 'runs-before'));
     fs.mkdirSync(path.join(dir, 'runs-after'));
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 6; i++) {
       fs.writeFileSync(path.join(dir, 'runs-before', `${i}.json`), JSON.stringify(run(i)));
       fs.mkdirSync(path.join(dir, 'runs-after', String(i)));
       fs.writeFileSync(path.join(dir, 'runs-after', String(i), 'report.json'), JSON.stringify(run(i, true)));
@@ -220,22 +220,22 @@ test('coldstart diff: table, --json, and one clear line on bad input', async () 
     const runs = await runCli(['diff', '--runs', 'runs-before', 'runs-after', '--json'], { cwd: dir });
     assert.strictEqual(runs.code, 0, runs.stderr);
     const runsDoc = JSON.parse(runs.stdout);
-    assert.strictEqual(runsDoc.before.length, 5);
+    assert.strictEqual(runsDoc.before.length, 6);
     assert.strictEqual(runsDoc.after[0], path.join('runs-after', '0', 'report.json'));
     assert.deepStrictEqual([runsDoc.method, runsDoc.readyAt.verdict], ['runs', 'slower']);
     assert.ok(runsDoc.readyAt.low > 0 && runsDoc.readyAt.confidence >= 0.95);
     assert.deepStrictEqual(runsDoc.moduleMovers.map((m) => [m.file, m.verdict]), [['lib/slow.js', 'slower']]);
     assert.ok(runsDoc.moduleMovers[0].low > 0);
-    const listed = await runCli(['diff', '--runs', ...[0, 1, 2, 3, 4].map((i) => `runs-before/${i}.json`), '--',
-      ...[0, 1, 2, 3, 4].map((i) => `runs-after/${i}`)], { cwd: dir });
+    const listed = await runCli(['diff', '--runs', ...[0, 1, 2, 3, 4, 5].map((i) => `runs-before/${i}.json`), '--',
+      ...[0, 1, 2, 3, 4, 5].map((i) => `runs-after/${i}`)], { cwd: dir });
     assert.strictEqual(listed.code, 0, listed.stderr);
-    assert.match(listed.stdout, /^coldstart diff: 5 runs \(runs-before\/0\.json …\) -> 5 runs \(runs-after\/0 …\)/);
+    assert.match(listed.stdout, /^coldstart diff: 6 runs \(runs-before\/0\.json …\) -> 6 runs \(runs-after\/0 …\)/);
     assert.match(listed.stdout, /lib\/slow\.js \(new\)/);
-    // Four runs a side cannot single out one of four modules at a 5% false discovery rate: none is listed, and it says so.
+    // Four runs a side cannot single out one of four modules at a 1% false discovery rate: none is listed, and it says so.
     const few = await runCli(['diff', '--runs', ...[0, 1, 2, 3].map((i) => `runs-before/${i}.json`), '--',
       ...[0, 1, 2, 3].map((i) => `runs-after/${i}`)], { cwd: dir });
     assert.doesNotMatch(few.stdout, /lib\/slow\.js \(new\)/);
-    assert.match(few.stdout, /With 4 and 4 runs none of 3 packages can be told apart; that takes 5 runs a side or more\./);
+    assert.match(few.stdout, /With 4 and 4 runs none of 3 packages can be told apart; that takes 6 runs a side or more\./);
 
     const bad = [
       [['diff', 'a.json', 'missing.json'], /report not found: missing\.json/],
