@@ -113,7 +113,8 @@ module.exports = {
       writeFileAtomic(baselineFile, JSON.stringify(report, null, 2) + '\n');
     }
 
-    const shownBaseline = baselineCommand ? `--baseline-cmd ${shellWord(argv.baselineCmd)}` : path.relative(ctx.cwd, baselineFile) || baselineFile;
+    // The baseline as the user named it (the default one relative to here).
+    const shownBaseline = baselineCommand ? `--baseline-cmd ${shellWord(argv.baselineCmd)}` : argv.baseline || path.relative(ctx.cwd, baselineFile) || baselineFile;
     if (format === 'json') {
       const { medianInterval } = require('../stats.js');
       ctx.stdout.write(JSON.stringify({
