@@ -29,7 +29,9 @@ test('diff of two profiles of the same express app: no mover beyond noise, and i
     assert.ok(doc.readyAt.band > 0);
     const text = await runCli(['diff', 'a', 'b'], { cwd: dir });
     assert.doesNotMatch(text.stdout, /Biggest movers/);
-    assert.match(text.stdout, /time to ready: no change beyond the spread of single runs/);
+    // On a busy machine a single pair cannot tell; either way it never calls the same app slower or faster.
+    assert.match(text.stdout, /time to ready: (no change beyond the spread of single runs|cannot tell from single runs: the machine was busy)/);
+    assert.ok(['noise', 'cannot tell'].includes(doc.readyAt.verdict), doc.readyAt.verdict);
     assert.match(text.stdout, /Single runs compared: .*coldstart diff --runs/);
   } finally {
     rm(dir);
