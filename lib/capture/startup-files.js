@@ -8,6 +8,9 @@ const { moduleRecords } = require('./module-records.js');
 const { relativeInside } = require('../paths.js');
 const { rootConfinement } = require('./root-confinement.js');
 
+// Files Node can load as a module.
+const CODE = /\.(?:[cm]?js|json|node|wasm)$/;
+
 /** The app root: nearest directory with a package.json above the entry, else cwd. */
 function findRoot(mainFile, cwd) {
   if (!mainFile) return cwd;
@@ -113,7 +116,10 @@ function collectFiles(payload, root) {
     return stats.get(p);
   };
   const exists = (p) => statOnce(p) !== null;
-  const loaded = [...found.keys()].filter((p) => found.get(p) !== 'fs');
+  // Code Node loaded, and code a package's files were read as: an ES module graph that require(esm)
+  // loads on Node 20 reaches the agent as file reads, and Node's resolver still reads each of those
+  // packages' package.json ("exports", "type"), which it does without fs.
+  const loaded = [...found.keys()].filter((p) => found.get(p) !== 'fs' || (CODE.test(p) && packageDir(p)));
   for (const f of loaded) for (const pj of packageJsonsFor(f, root, exists)) add(pj, 'package.json');
   for (const link of packageLinks(loaded, root)) add(link, 'symlink');
 
