@@ -6,22 +6,15 @@ const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { runCli, rm } = require('./helpers/app.js');
+const { runCli, rm, writeFiles } = require('./helpers/app.js');
 const { cpuWorkModule } = require('./helpers/cpu-work.js');
 const { copyDir } = require('../lib/analyze/duplicate-packages.js');
-
-function write(dir, files) {
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    fs.writeFileSync(path.join(dir, rel), text);
-  }
-}
 
 test('two copies of one package at startup: advice names both versions, their times and who pulls each', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-dup-'));
   try {
     const work = cpuWorkModule(8);
-    write(dir, {
+    writeFiles(dir, {
       'package.json': '{ "name": "dup-app", "private": true }',
       'server.js': "require('dup'); require('a');\nrequire('http').createServer().listen(0);\n",
       'node_modules/dup/package.json': '{ "name": "dup", "version": "1.0.0" }',

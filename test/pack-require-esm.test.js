@@ -9,20 +9,13 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
-const { runCli, rm } = require('./helpers/app.js');
-
-function write(root, files) {
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    fs.writeFileSync(path.join(root, rel), text);
-  }
-}
+const { runCli, rm, writeFiles } = require('./helpers/app.js');
 
 test('pack of a CommonJS app on an ES-module-only package (require(esm)): the tar alone starts it', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-require-esm-'));
   const alone = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-require-esm-alone-'));
   try {
-    write(dir, {
+    writeFiles(dir, {
       'package.json': '{ "name": "app", "private": true }\n',
       'app.js': "'use strict';\nconst { greet } = require('framework');\nconsole.log(greet('archive'));\n",
       // ESM-only, resolved through "exports", importing a package found by its "main".

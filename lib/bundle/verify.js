@@ -146,8 +146,7 @@ async function verifyBundle(opts) {
       rounds: opts.runs,
     });
     const { original, bundle } = measured.samples;
-    const at = { original: 0, bundle: 0 };
-    const order = measured.order.map((o) => ({ variant: o.variant, readyAt: measured.samples[o.variant][at[o.variant]++], startedMs: o.startedMs }));
+    const order = measured.order.map((o) => ({ variant: o.variant, readyAt: o.value, startedMs: o.startedMs }));
     const comparison = { ...compareSamples(original, bundle), factor: ratioInterval(original, bundle) };
     return {
       capture: result,

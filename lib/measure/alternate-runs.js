@@ -26,9 +26,9 @@ const DROP = Symbol('coldstart.measure.drop');
  *   onRun?: (p: { round: number, rounds: number, variant: string, warmup: boolean, done: number }) => void }} options
  *   signal: checked before each run; when aborted the runs stop, marked partial
  * @returns {Promise<{ rounds: number, partial: boolean, samples: Object<string, any[]>,
- *   dropped: Object<string, string>, order: Array<{ variant: string, round: number, startedMs: number }> }>}
+ *   dropped: Object<string, string>, order: Array<{ variant: string, round: number, startedMs: number, value: any }> }>}
  *   rounds: the counted rounds completed; samples by variant name in the order they ran; order:
- *   every counted run as it ran (startedMs since the first counted one)
+ *   every counted run as it ran (startedMs since the first counted one), with its sample
  */
 async function alternateRuns({ variants, rounds, warmup = 0, signal, more = null, onRun = () => {} }) {
   if (!Array.isArray(variants) || !variants.length) throw new TypeError('alternateRuns: no variants');
@@ -56,7 +56,7 @@ async function alternateRuns({ variants, rounds, warmup = 0, signal, more = null
       if (isWarmup) continue;
       if (first === null) first = startedAt;
       samples[variant.name].push(result);
-      order.push({ variant: variant.name, round: index, startedMs: Math.round((startedAt - first) * 100) / 100 });
+      order.push({ variant: variant.name, round: index, startedMs: Math.round((startedAt - first) * 100) / 100, value: result });
     }
     return true;
   };

@@ -82,7 +82,7 @@ const zeros = (n) => new Array(n).fill(0);
  * selection-adjusted level. A key a run did not load counts 0 ms there.
  * @param {Object<string, number[]>} before samples by key
  * @param {Object<string, number[]>} after
- * @returns {{ rows: object[], compared: number, leastP: number }}
+ * @returns {{ rows: object[], compared: number }} compared: how many keys were tested
  */
 function movers(before, after, key, { top, sides, packageOf }) {
   const has = (side, name) => Object.prototype.hasOwnProperty.call(side, name);

@@ -113,8 +113,16 @@ function isAlive(pid) {
   }
 }
 
+/** Writes files given as { relative path: text } under dir, making their directories. */
+function writeFiles(dir, files) {
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), text);
+  }
+}
+
 function rm(dir) {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-module.exports = { REPO, BIN, copyFixture, runCli, spawnCli, runNodeUntil, waitFor, isAlive, rm, dependencyClosure };
+module.exports = { REPO, BIN, copyFixture, runCli, spawnCli, runNodeUntil, waitFor, isAlive, rm, writeFiles, dependencyClosure };
