@@ -4,57 +4,28 @@
 // file can show 14 ms of "self time" that is a GC of everything allocated before it. With these
 // figures apart, a module's self time is its own work. Pure: records and a profile in, figures out.
 const { timedSamples } = require('./cpuprofile-categories.js');
+const { ownSegments } = require('./own-segments.js');
 
 // Leaf frames V8 gives the time that is not the app's work.
 const APART = new Map([['(garbage collector)', 'gcMs'], ['(idle)', 'idleMs']]);
 
-/**
- * Each module's own time windows on the profile clock (µs): CommonJS from the start of its
- * resolve to the end of its load, minus its children's windows; an ES module's evaluation.
- * The innermost loading module owns each moment: returned as disjoint segments, sorted.
- * @returns {Array<{ from: number, to: number, file: string }>}
- */
-function ownSegments(modules, toProfileUs) {
-  const windows = [];
-  for (const m of modules) {
-    if (m.kind === 'esm' || m.kind === 'wasm') {
-      if (m.evalStartMs != null && m.evalMs > 0) windows.push({ from: toProfileUs(m.evalStartMs), to: toProfileUs(m.evalStartMs + m.evalMs), file: m.file });
-    } else if (m.inclusiveMs > 0) {
-      windows.push({ from: toProfileUs(m.startMs), to: toProfileUs(m.startMs + m.inclusiveMs), file: m.file });
-    }
-  }
-  // Outer windows first at the same start, so a child opening at its parent's start nests inside.
-  windows.sort((a, b) => a.from - b.from || b.to - a.to);
-  const segments = [];
-  const open = [];
-  let at = -Infinity;
-  const emitUntil = (t) => {
-    if (open.length && t > at) segments.push({ from: at, to: t, file: open[open.length - 1].file });
-    at = Math.max(at, t);
-  };
-  const close = () => {
-    emitUntil(open[open.length - 1].to);
-    open.pop();
-  };
-  for (const w of windows) {
-    while (open.length && open[open.length - 1].to <= w.from) close();
-    emitUntil(w.from);
-    open.push(w);
-  }
-  while (open.length) close();
-  return segments;
+/** A module's windows on the readyAt clock (ms): as captured, or from a report's figures. */
+function windowsOf(m) {
+  if (Array.isArray(m.windows)) return m.windows;
+  if (m.kind === 'esm' || m.kind === 'wasm') return m.evalStartMs != null && m.evalMs > 0 ? [[m.evalStartMs, m.evalStartMs + m.evalMs]] : [];
+  return m.inclusiveMs > 0 ? [[m.startMs, m.startMs + m.inclusiveMs]] : [];
 }
 
 /**
- * @param {Array<object>} modules CaptureResult.modules (startMs, inclusiveMs; ES modules also
- *   evalStartMs, evalMs), times in ms on the readyAt clock
+ * @param {Array<object>} modules CaptureResult.modules (windows, else startMs, inclusiveMs and for
+ *   ES modules evalStartMs, evalMs), times in ms on the readyAt clock
  * @param {object} profile the trimmed V8 CPU profile
  * @param {(ms: number) => number} toProfileUs maps a readyAt-clock time to the profile clock
  * @returns {Map<string, { gcMs: number, idleMs: number }>} for every module (zero when none)
  */
 function gcByModule(modules, profile, toProfileUs) {
   const out = new Map(modules.map((m) => [m.file, { gcMs: 0, idleMs: 0 }]));
-  const segments = ownSegments(modules, toProfileUs);
+  const segments = ownSegments(modules.flatMap((m) => windowsOf(m).map(([from, to]) => ({ from: toProfileUs(from), to: toProfileUs(to), file: m.file }))));
   if (!segments.length) return out;
   const leafName = new Map((profile.nodes || []).map((n) => [n.id, n.callFrame && n.callFrame.functionName]));
   for (const s of timedSamples(profile)) {

@@ -144,6 +144,7 @@ function start() {
     builtins: new Set(),
     reads: new Map(), // path -> how it was read
     esm: [],
+    esmReads: [], // ES module source Node's loader read on this thread, where no hook times it
     resolutions: [],
     requires: [],
     esmResolutions: [],
@@ -182,8 +183,12 @@ function start() {
 
   // Our own modules, loaded before the loader is patched so that they are not counted as the app's.
   const { readyMoment, onReadyMoment } = require('../in-app/ready-moment.cjs');
+  // In-thread hooks (Node 22.15+) cost nothing to start and see every ES module, those require()
+  // loads included: always on. The hooks thread of Node 20 costs ~25 ms and does not see require(esm).
+  const inThreadHooks = typeof Module.registerHooks === 'function';
   const esmHooks = wantEsmHooks();
-  const esmTiming = esmHooks && typeof Module.registerHooks === 'function' ? require('./esm-timing.cjs') : null;
+  const esmTiming = esmHooks && inThreadHooks ? require('./esm-timing.cjs') : null;
+  let esmInThread = null; // those hooks, once registered
   // Outbound connections, requests and child processes until the ready moment (what startup waited on).
   // COLDSTART_NETWORK=0 leaves it out (the overhead benchmark's control).
   const network = process.env.COLDSTART_NETWORK === '0' ? null : require('./network-record.cjs').recordNetwork(hrNow);
@@ -219,6 +224,7 @@ function start() {
   const origModuleLoad = Module.prototype.load;
   Module.prototype.load = function coldstartModuleLoad(filename) {
     if (!state.recording) return origModuleLoad.apply(this, arguments);
+    if (esmInThread) esmInThread.cut();
     const t0 = hrNow();
     const c0 = cpuNow();
     const lr = state.lastResolve;
@@ -284,22 +290,46 @@ function start() {
     };
     Object.defineProperty(obj[name], 'name', { value: name });
   };
-  for (const name of ['readFileSync', 'readFile', 'openSync', 'open', 'createReadStream']) wrap(fs, name);
+  for (const name of ['readFile', 'openSync', 'open', 'createReadStream']) wrap(fs, name);
+  // Node's ES module loader reads a module's source with readFileSync(file: URL), on the app's
+  // thread: where no hook times ES modules (require(esm) on Node 20), that read is the module's load.
+  fs.readFileSync = function coldstartReadFileSync(p) {
+    if (esmTiming || !(p instanceof URL) || !state.recording || ownRead || !/\.m?js$/.test(p.pathname)) {
+      noteRead(p, 'fs');
+      return readFileSync.apply(this, arguments);
+    }
+    const top = state.stack[state.stack.length - 1];
+    const t = hrNow();
+    try {
+      return readFileSync.apply(this, arguments);
+    } finally {
+      state.esmReads.push({ file: fileURLToPath(p), parent: top ? top.file : null, startUs: t, endUs: hrNow() });
+    }
+  };
+  Object.defineProperty(fs.readFileSync, 'name', { value: 'readFileSync' });
   for (const name of ['readFile', 'open']) wrap(fs.promises, name);
 
   // 4. ES modules: loader hooks time resolve/load and mark evaluation (esm-timing.cjs).
   const esmMarks = new Map();
   globalThis[Symbol.for('coldstart.esm')] = {
-    enter(url) { if (state.recording) esmMarks.set(url, { enterUs: hrNow(), leaveUs: 0 }); },
+    enter(url) {
+      if (!state.recording) return;
+      if (esmInThread) esmInThread.cut();
+      esmMarks.set(url, { enterUs: hrNow(), leaveUs: 0 });
+    },
     leave(url) { const m = esmMarks.get(url); if (m && state.recording) m.leaveUs = hrNow(); },
   };
-  if (esmTiming) Module.registerHooks(esmTiming.esmTimingHooks(noteEsm)); // in-thread: no hooks thread to start
+  if (esmTiming) {
+    esmInThread = esmTiming.esmTimingHooks(noteEsm);
+    Module.registerHooks({ resolve: esmInThread.resolve, load: esmInThread.load }); // in-thread: no hooks thread to start
+  }
   else if (esmHooks) registerEsmHooks();
 
   function wantEsmHooks() {
     const mode = process.env.COLDSTART_ESM || 'auto';
     if (mode === 'always') return true;
     if (mode === 'never') return false;
+    if (inThreadHooks) return true;
     // A hooks thread costs ~25 ms on Node 20: only pay for it when the app is ESM.
     const flags = [...process.execArgv, process.env.NODE_OPTIONS || ''].join(' ');
     if (/--(import|loader|experimental-loader)\b/.test(flags)) return true;
@@ -379,6 +409,7 @@ function start() {
       runQueueMs: waitedMs, // and the time waiting for a CPU meanwhile
       waitMs: state.waitMs,
       releasedUs: state.releasedUs,
+      execArgv: process.execArgv,
       mainFile: (require.main && require.main.filename) || (process.argv[1] && path.resolve(process.argv[1])) || null,
       cwd: process.cwd(),
       modules: state.modules.map((m) => ({
@@ -397,10 +428,16 @@ function start() {
         return {
           ...e,
           startMs: msSinceStart(e.startUs),
+          resolveStartMs: e.resolveStartUs == null ? null : msSinceStart(e.resolveStartUs),
+          loadStartMs: e.loadStartUs == null ? null : msSinceStart(e.loadStartUs),
+          compiledMs: e.compiledUs == null ? null : (e.compiledUs - e.loadStartUs) / 1000,
+          importWindows: e.importsUs ? e.importsUs.map(([from, to]) => [msSinceStart(from), msSinceStart(to)]) : [],
+          importsUs: undefined,
           evalStartMs: mark ? msSinceStart(mark.enterUs) : null,
           evalMs: mark && mark.leaveUs ? (mark.leaveUs - mark.enterUs) / 1000 : null,
         };
       }),
+      esmReads: state.esmReads.map((r) => ({ file: r.file, parent: r.parent, startMs: msSinceStart(r.startUs), loadMs: (r.endUs - r.startUs) / 1000 })),
       builtins: [...state.builtins].sort(),
       served: globalThis[Symbol.for('coldstart.start')] || null, // running under coldstart start: how
       resolutions: state.resolutions,

@@ -241,8 +241,8 @@ async function capture(options) {
     });
     const later = await session.snapshotNow('settled').catch(() => null);
     if (!later) return payload; // the app ended meanwhile: what it had at the ready moment
-    const { modules, esm, reads, resolutions, esmResolutions, builtins } = later;
-    return { ...payload, modules, esm, reads, resolutions, esmResolutions, builtins };
+    const { modules, esm, esmReads, reads, resolutions, esmResolutions, builtins } = later;
+    return { ...payload, modules, esm, esmReads, reads, resolutions, esmResolutions, builtins };
   }
 
   // profile --after: the app runs on for after.ms under a second profile, coldstart sending the
@@ -319,7 +319,8 @@ async function capture(options) {
     const root = options.root ? path.resolve(cwd, options.root) : findRoot(payload.mainFile, cwd);
     const collected = collectFiles(withAncestors(payload, ancestors), root);
     const { files, outsideRoot, resolutions, esmResolutions, requires } = collected;
-    const modules = ancestors.length ? moduleRecords(payload) : collected.modules;
+    // Times from the ready process alone; ES modules no hook timed take their evaluation from its profile.
+    const modules = moduleRecords(payload, { profile: cpuProfile, clock: { startUs: payload.startUs, pausedUs: payload.pausedUs } });
     const loadedFiles = new Set(modules.map((m) => m.file));
     return {
       command,
@@ -364,6 +365,7 @@ function withAncestors(payload, ancestors) {
     ...payload,
     modules: union('modules'),
     esm: union('esm'),
+    esmReads: union('esmReads'),
     reads: union('reads'),
     resolutions: union('resolutions'),
     requires: union('requires'),

@@ -4,11 +4,11 @@
 import { createRequire } from 'node:module';
 
 const { esmTimingHooks } = createRequire(import.meta.url)('./esm-timing.cjs');
-let hooks = esmTimingHooks(() => {});
+let hooks = esmTimingHooks(() => {}, 'hooks');
 
 export function initialize(data) {
   const port = data && data.port;
-  if (port) hooks = esmTimingHooks((record) => port.postMessage(record));
+  if (port) hooks = esmTimingHooks((record) => port.postMessage(record), 'hooks');
 }
 
 export function resolve(specifier, context, nextResolve) {

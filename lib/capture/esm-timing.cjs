@@ -13,36 +13,56 @@ const then = (value, fn) => (value && typeof value.then === 'function' ? value.t
 
 /**
  * @param {(record: object) => void} send a resolution ({type: 'resolve', parent, specifier, file})
- *   or a loaded module ({url, file, format, parent, startUs, resolveMs, loadMs, bytes})
- * @returns {{ resolve: Function, load: Function }}
+ *   or a loaded module ({url, file, format, parent, startUs, resolveStartUs, resolveMs, loadStartUs,
+ *   loadMs, bytes, thread, required})
+ * @param {'main'|'hooks'} thread where the hooks run: on the app's thread their resolve and load
+ *   windows are the app's time; on the hooks thread they overlap the app's work and are not
+ * @returns {{ resolve: Function, load: Function, cut: () => void }} cut: the app's thread moved on
+ *   (a module's evaluation or a CommonJS load began): the module loaded last is compiled
  */
-function esmTimingHooks(send) {
+function esmTimingHooks(send, thread = 'main') {
   const now = () => Number(process.hrtime.bigint() / 1000n); // µs, the CPU profile's clock
   const parents = new Map(); // url -> parentURL of its first importer
-  const resolveTimes = new Map();
+  const resolveTimes = new Map(); // url -> [start, duration] of its first resolution (µs)
+  const loaded = new Map(); // url -> its record, on the app's thread
+  // On the app's thread, what follows a module's load until the loader's next step is its
+  // compilation (and the loader's own work on it): the module's time too.
+  let compiling = null;
+  const cut = () => {
+    if (compiling) compiling.compiledUs = now();
+    compiling = null;
+  };
   return {
+    cut,
     resolve(specifier, context, nextResolve) {
+      cut();
       // In-thread hooks see require() too: what it loads is timed by the agent's loader patches.
       if (context.conditions && context.conditions.includes('require')) return nextResolve(specifier, context);
       const t = now();
+      // On the app's thread, resolving an import is the importing module's work, every time.
+      const importer = thread === 'main' ? loaded.get(context.parentURL) : undefined;
       return then(nextResolve(specifier, context), (result) => {
+        if (importer) importer.importsUs.push([t, now()]);
         // (importing file, specifier) -> file: what `start --mode memory` replays without stats.
         if (result && result.url && result.url.startsWith('file:') && context.parentURL && context.parentURL.startsWith('file:')) {
           send({ type: 'resolve', parent: fileURLToPath(context.parentURL), specifier, file: fileURLToPath(result.url) });
         }
         if (result && result.url && !parents.has(result.url)) {
           parents.set(result.url, context.parentURL || null);
-          resolveTimes.set(result.url, now() - t);
+          resolveTimes.set(result.url, [t, importer ? 0 : now() - t]);
         }
         return result;
       });
     },
     load(url, context, nextLoad) {
-      if (context.conditions && context.conditions.includes('require')) return nextLoad(url, context);
+      // require() of CommonJS is timed by the agent's loader patches; require() of an ES module
+      // (require(esm), the top of a synchronously loaded graph) is marked here like any ES module.
+      const required = Boolean(context.conditions && context.conditions.includes('require'));
+      cut();
       const t = now();
       return then(nextLoad(url, context), (result) => {
         const end = now();
-        if (!url.startsWith('file:')) return result;
+        if (!url.startsWith('file:') || (required && (!result || result.format !== 'module'))) return result;
         let source = result.source;
         let bytes = 0;
         if (source != null) bytes = typeof source === 'string' ? Buffer.byteLength(source) : source.byteLength;
@@ -52,16 +72,28 @@ function esmTimingHooks(send) {
           if (!text.startsWith('#!')) source = ENTER + text + LEAVE;
         }
         const parentURL = parents.get(url) || null;
-        send({
+        const [resolveStartUs, resolveUs] = resolveTimes.get(url) || [t, 0];
+        const record = {
           url,
           file: fileURLToPath(url),
           format: result.format,
           parent: parentURL && parentURL.startsWith('file:') ? fileURLToPath(parentURL) : null,
-          startUs: t - (resolveTimes.get(url) || 0),
-          resolveMs: (resolveTimes.get(url) || 0) / 1000,
+          startUs: Math.min(resolveStartUs, t),
+          resolveStartUs,
+          resolveMs: resolveUs / 1000,
+          loadStartUs: t,
           loadMs: (end - t) / 1000,
           bytes,
-        });
+          thread,
+          required,
+          compiledUs: null, // set by the next cut(): in-thread hooks share the record with the agent
+          importsUs: [], // [start, end] of each resolution of its imports, on the app's thread
+        };
+        if (thread === 'main') {
+          compiling = record;
+          loaded.set(url, record);
+        }
+        send(record);
         return source === result.source ? result : { ...result, source };
       });
     },

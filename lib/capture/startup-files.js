@@ -109,6 +109,7 @@ function collectFiles(payload, root) {
   for (const m of modules) add(m.file, m.kind === 'esm' ? 'import' : 'require');
   for (const r of payload.reads || []) add(r.path, r.via === 'addon' ? 'require' : 'fs');
   if (payload.mainFile) add(payload.mainFile, 'require');
+  for (const file of envFiles(payload.execArgv, payload.cwd)) add(file, 'fs');
 
   const stats = new Map(); // absolute path -> statFile result, each path looked at once
   const statOnce = (p) => {
@@ -144,6 +145,18 @@ function collectFiles(payload, root) {
     esmResolutions: rootResolutions(payload.esmResolutions, root),
     requires: requiringFiles(payload.requires, payload.resolutions, root),
   };
+}
+
+/** The files node's --env-file flags name: Node reads them before any JavaScript runs. */
+function envFiles(execArgv, cwd) {
+  const files = [];
+  for (let i = 0; i < (execArgv || []).length; i++) {
+    const m = /^--env-file(?:-if-exists)?(?:=(.*))?$/.exec(execArgv[i]);
+    if (!m) continue;
+    const file = m[1] != null ? m[1] : execArgv[++i];
+    if (file) files.push(path.resolve(cwd || '.', file));
+  }
+  return files;
 }
 
 /**
