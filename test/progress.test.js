@@ -26,6 +26,7 @@ test('pack --code-cache in CI: one line per phase on stderr, in order, with the 
       'coldstart: running the app to its ready moment',
       'coldstart: recording the code cache: a second start, under coldstart start',
       'coldstart: writing 2 files into the archive',
+      'coldstart: checking the archive: the app started from its files alone, in an empty directory',
     ]);
     const times = lines.map((l) => Number(/\(([\d.]+) s\)$/.exec(l)[1]));
     assert.deepStrictEqual([...times].sort((a, b) => a - b), times, 'elapsed time grows');

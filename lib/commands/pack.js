@@ -14,6 +14,7 @@ module.exports = {
     .option('settle', { type: 'string', describe: 'keep recording this long after the ready moment (e.g. 500ms), for files the app loads just after it (an import() after listen); they are packed, and in the code cache with --code-cache' })
     .option('snapshot', { type: 'string', describe: 'also write a V8 startup snapshot of the CommonJS startup modules (evaluated now, at pack time) to this file, for node --snapshot-blob FILE entry.js; said and skipped when the app cannot have one' })
     .option('code-cache-run', { type: 'boolean', default: true, describe: 'record the cache from a second start of the app under coldstart start, up to its ready moment (--no-code-cache-run: compile the modules without running them, for apps whose start has side effects)' })
+    .option('check', { type: 'boolean', default: true, describe: 'start the app once from the archive\'s files alone (extracted into an empty directory) and fail, naming the missing file, when it cannot start (--no-check skips it)' })
     .example('$0 pack --out /startup.tar -- node dist/index.js', '')
     .example('$0 pack --manifest .coldstart/startup-files.txt --out startup.tar', ''),
   async run(argv, ctx) {
@@ -37,6 +38,7 @@ module.exports = {
         codeCache: argv.codeCache,
         codeCacheRun: argv.codeCacheRun,
         snapshot,
+        check: argv.check,
         status: progress.phase,
       });
     } catch (err) {
@@ -75,6 +77,7 @@ function renderPackSummary(s) {
     const how = s.codeCache.made === 'run' ? 'recorded at the ready moment' : 'compiled without running';
     lines.push(`  code cache: ${s.codeCache.modules} modules, ${size(s.codeCache.bytes)}, ${how}`);
   }
+  if (s.check) lines.push(`  checked: its files alone, in an empty directory, started the app (ready at ${Math.round(s.check.readyAt)} ms)`);
   if (s.snapshot && s.snapshot.file) {
     lines.push(`  snapshot: ${s.snapshot.modules} modules evaluated, ${size(s.snapshot.bytes)} in ${s.snapshot.file}: start the app with node --snapshot-blob ${s.snapshot.file} <entry>`);
     const { leftOut } = s.snapshot;

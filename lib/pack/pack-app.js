@@ -17,10 +17,11 @@ const { warning } = require('../warnings.js');
  * @param {boolean} [options.codeCache]   also store V8 code cache for the CommonJS startup modules
  * @param {boolean} [options.codeCacheRun] record that cache from a run of the app under coldstart start
  * @param {string} [options.snapshot]     also write a startup snapshot of the CommonJS startup modules here
+ * @param {boolean} [options.check]       start the app from the archive's files alone once written (default true)
  * @param {(phase: string) => void} [options.status] told as each phase begins (progress lines)
- * @returns {Promise<object>} the summary (archive, root, files, bytes, codeCache, snapshot, tree, outsideRoot, missing, warnings, ms)
+ * @returns {Promise<object>} the summary (archive, root, files, bytes, codeCache, snapshot, check, tree, outsideRoot, missing, warnings, ms)
  */
-async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captureOptions, codeCache: wantCodeCache, codeCacheRun, snapshot: snapshotOut, status = () => {} }) {
+async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captureOptions, codeCache: wantCodeCache, codeCacheRun, snapshot: snapshotOut, check = true, status = () => {} }) {
   const started = process.hrtime.bigint();
   const { readManifestFile, confineToRoot } = require('./manifest.js');
   let root;
@@ -98,6 +99,19 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
         { modules: snapshot.modules, leftOut: snapshot.leftOut.length }));
     }
   }
+  let checked = null;
+  if (check && appRun) {
+    status('checking the archive: the app started from its files alone, in an empty directory');
+    const { checkArchive } = require('./archive-check.js');
+    const { withInterrupts } = require('../interrupt.js');
+    try {
+      const leftOut = outsideRoot.map((f) => relativeInside(root, path.resolve(root, f))).filter(Boolean);
+      checked = await withInterrupts((traps) => checkArchive({ archive: out, root, appRun, leftOut, signal: traps.signal }));
+    } catch (err) {
+      for (const file of [out, snapshot && snapshot.file]) if (file) require('fs').rmSync(file, { force: true });
+      throw err;
+    }
+  }
   const { treeSize } = require('../tree-size.js');
   return {
     archive: out,
@@ -106,6 +120,7 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
     bytes: written.bytes - written.generatedBytes,
     codeCache: codeCache && { modules: Object.keys(codeCache.index.entries).length, bytes: codeCache.blob.length, made: codeCache.made },
     snapshot,
+    check: checked,
     archiveBytes: written.archiveBytes,
     tree: treeSize(root),
     readyAt,
