@@ -109,3 +109,19 @@ test('pack fails, naming the file and keeping no archive, when startup read a fi
     rm(dir);
   }
 });
+
+test('nest-app: the bundle holds Nest (ES modules, bundled by ncc), starts reading fewer than 100 files, and answers GET /', { timeout: 300_000 }, async () => {
+  const dir = copyFixture('nest-app');
+  try {
+    const bundled = await runCli(['bundle', '--json', '--runs', '2', '--out', 'bundled', '--', 'node', 'dist/main.js'], { cwd: dir });
+    assert.strictEqual(bundled.code, 0, bundled.stderr);
+    const summary = JSON.parse(bundled.stdout);
+    assert.deepStrictEqual(summary.externals.map((e) => e.name), [], 'nothing kept external');
+    assert.deepStrictEqual(summary.preloadPackages, [], 'no preload: no package is said to be for one');
+    assert.ok(summary.bundle.files < 100, `the bundle read ${summary.bundle.files} files (the app ${summary.original.files})`);
+    const answer = await startAndGet(path.join(dir, 'bundled'), 'dist/main.js');
+    assert.deepStrictEqual(answer, { status: 200, body: 'ok' });
+  } finally {
+    rm(dir);
+  }
+});

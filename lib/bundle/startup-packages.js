@@ -20,8 +20,12 @@ function startupPackages(result, opts = {}) {
   const byFile = new Map(modules.map((m) => [m.file, m]));
 
   // Which side loaded each file: a chain that starts at the entry is 'main'; one that starts at
-  // another top-level module is a preload's (the capture loads nothing else before the entry).
-  // A parent the capture did not record counts as 'main': such a module may be in the bundle.
+  // another top-level module before the entry is a preload's (the capture loads nothing else
+  // before the entry). A parent the capture did not record counts as 'main', and so does a module
+  // with none loaded once the entry began (CommonJS imported by an ES module, on Node 20): such a
+  // module may be in the bundle.
+  const entry = byFile.get(result.mainFile);
+  const entryStart = entry ? entry.startMs : Infinity;
   const sides = new Map();
   const sideOf = (m) => {
     const chain = [];
@@ -30,7 +34,7 @@ function startupPackages(result, opts = {}) {
     while (!side) {
       if (sides.has(cur.file)) side = sides.get(cur.file);
       else if (chain.includes(cur)) side = 'main'; // a cycle in the records: be conservative
-      else if (!cur.parent) side = cur.file === result.mainFile ? 'main' : 'preload';
+      else if (!cur.parent) side = cur.file === result.mainFile || cur.startMs >= entryStart ? 'main' : 'preload';
       else if (cur.file === result.mainFile) side = 'main';
       else if (!byFile.has(cur.parent)) side = 'main';
       else { chain.push(cur); cur = byFile.get(cur.parent); continue; }

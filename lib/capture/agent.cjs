@@ -290,7 +290,7 @@ function start() {
     };
     Object.defineProperty(obj[name], 'name', { value: name });
   };
-  for (const name of ['readFile', 'openSync', 'open', 'createReadStream']) wrap(fs, name);
+  for (const name of ['openSync', 'open', 'createReadStream']) wrap(fs, name);
   // Node's ES module loader reads a module's source with readFileSync(file: URL), on the app's
   // thread: where no hook times ES modules (require(esm) on Node 20), that read is the module's load.
   fs.readFileSync = function coldstartReadFileSync(p) {
@@ -307,7 +307,20 @@ function start() {
     }
   };
   Object.defineProperty(fs.readFileSync, 'name', { value: 'readFileSync' });
-  for (const name of ['readFile', 'open']) wrap(fs.promises, name);
+  // import() on Node 20 without hooks reads the module's source asynchronously, off the app's thread.
+  const wrapAsyncRead = (obj) => {
+    const orig = obj.readFile;
+    obj.readFile = function readFile(p) {
+      if (!esmTiming && p instanceof URL && state.recording && !ownRead && /\.m?js$/.test(p.pathname)) {
+        const t = hrNow();
+        state.esmReads.push({ file: fileURLToPath(p), parent: null, startUs: t, endUs: t });
+      } else noteRead(p, 'fs');
+      return orig.apply(this, arguments);
+    };
+  };
+  wrapAsyncRead(fs);
+  wrapAsyncRead(fs.promises);
+  wrap(fs.promises, 'open');
 
   // 4. ES modules: loader hooks time resolve/load and mark evaluation (esm-timing.cjs).
   const esmMarks = new Map();
