@@ -153,3 +153,47 @@ test('with an OTLP endpoint the report is also sent as a trace: a startup span a
     rm(dir);
   }
 });
+
+test('in production, bad settings never stop the app: malformed OTLP headers, a non-HTTP endpoint, credentials kept out of stderr; the report never follows a planted link and says when it cannot be written', async () => {
+  const dir = copyFixture('express-app');
+  try {
+    // Exits 400 ms after listening: time for the trace to be tried.
+    fs.writeFileSync(path.join(dir, 'linger.js'), "const http = require('http');\nconst listen = http.Server.prototype.listen;\n" +
+      "http.Server.prototype.listen = function () { this.once('listening', () => setTimeout(() => process.exit(0), 400)); return listen.apply(this, arguments); };\n");
+    const run = (env) => spawnSync(process.execPath, ['-r', PRELOAD, '-r', './linger.js', 'server.js'], { cwd: dir, encoding: 'utf8', env: { ...process.env, PORT: '0', COLDSTART_REPORT: 'stderr', ...env }, timeout: 30_000 });
+    const closed = 'http://user:s3cret@127.0.0.1:9/v1/traces?token=s3cret';
+    for (const [env, why] of [
+      [{ OTEL_EXPORTER_OTLP_ENDPOINT: closed, OTEL_EXPORTER_OTLP_HEADERS: 'api-key=%E0%A4%A' }, /not valid headers/],
+      [{ OTEL_EXPORTER_OTLP_ENDPOINT: closed, OTEL_EXPORTER_OTLP_HEADERS: 'x-key=a%0D%0AInjected: 1' }, /not valid headers/],
+      [{ OTEL_EXPORTER_OTLP_ENDPOINT: closed, OTEL_EXPORTER_OTLP_HEADERS: 'bad name=1' }, /not valid headers/],
+      [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://127.0.0.1/traces' }, /ftp: is not http: or https:/],
+      [{ OTEL_EXPORTER_OTLP_ENDPOINT: closed }, /ECONNREFUSED/],
+    ]) {
+      const r = run(env);
+      assert.strictEqual(r.status, 0, `${JSON.stringify(env)}: ${r.stderr}`);
+      const lines = r.stderr.split('\n').filter((l) => l.startsWith('coldstart: startup trace not sent'));
+      assert.strictEqual(lines.length, 1, r.stderr);
+      assert.match(lines[0], why);
+      assert.doesNotMatch(r.stderr, /s3cret/, 'no credentials printed');
+    }
+
+    const victim = path.join(dir, 'victim.txt');
+    fs.writeFileSync(victim, 'untouched\n');
+    const file = path.join(dir, 'report.json');
+    fs.symlinkSync(victim, `${file}.tmp`);
+    const linked = run({ COLDSTART_REPORT: file });
+    assert.strictEqual(linked.status, 0, linked.stderr);
+    assert.strictEqual(fs.readFileSync(victim, 'utf8'), 'untouched\n');
+    checkReport(JSON.parse(fs.readFileSync(file, 'utf8')));
+
+    const asDir = path.join(dir, 'a-directory');
+    fs.mkdirSync(asDir);
+    for (const target of [asDir, path.join(dir, 'missing', 'report.json')]) {
+      const before = fs.readdirSync(path.dirname(asDir)).length;
+      const r = run({ COLDSTART_REPORT: target });
+      assert.strictEqual(r.status, 0, r.stderr);
+      assert.match(r.stderr, /^coldstart: startup report not written to .+: E[A-Z]+$/m);
+      assert.strictEqual(fs.readdirSync(path.dirname(asDir)).length, before, 'no temporary file left');
+    }
+  } finally { rm(dir); }
+});

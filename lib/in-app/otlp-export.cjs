@@ -14,14 +14,32 @@ function tracesEndpoint(env = process.env) {
   return null;
 }
 
-/** OTEL_EXPORTER_OTLP_HEADERS ("k=v,k2=v2", values URL-encoded) as an object. */
+// An HTTP header name (RFC 9110 token), and a value Node will send (no CR, LF or NUL).
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_VALUE = /^[^\r\n\0]*$/;
+
+/**
+ * OTEL_EXPORTER_OTLP_HEADERS ("k=v,k2=v2", values URL-encoded) as an object, and the pairs left
+ * out: a name that is not an HTTP token, a value that does not decode or holds a line break.
+ */
 function headersOf(text = '') {
-  const out = {};
+  const headers = {};
+  const refused = [];
   for (const pair of text.split(',')) {
+    if (!pair.trim()) continue;
     const at = pair.indexOf('=');
-    if (at > 0) out[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
+    const name = at > 0 ? pair.slice(0, at).trim() : '';
+    let value = null;
+    try { value = decodeURIComponent(pair.slice(at + 1).trim()); } catch { /* a bad % sequence */ }
+    if (HEADER_NAME.test(name) && value !== null && HEADER_VALUE.test(value)) headers[name] = value;
+    else refused.push(HEADER_NAME.test(name) ? name : `#${refused.length + 1}`);
   }
-  return out;
+  return { headers, refused };
+}
+
+/** The endpoint as it may be printed: no user, password or query (where credentials go). */
+function shownEndpoint(url) {
+  return `${url.protocol}//${url.host}${url.pathname}`;
 }
 
 const hex = (bytes) => require('node:crypto').randomBytes(bytes).toString('hex');
@@ -67,32 +85,42 @@ function exportStartup(doc, windows, env = process.env) {
   const endpoint = tracesEndpoint(env);
   if (!endpoint) return Promise.resolve(false);
   return new Promise((resolve) => {
+    let shown = 'the OTLP endpoint';
     const fail = (why) => {
-      try { require('node:fs').writeSync(2, `coldstart: startup trace not sent to ${endpoint}: ${why}\n`); } catch { /* no stderr */ }
+      try { require('node:fs').writeSync(2, `coldstart: startup trace not sent to ${shown}: ${why}\n`); } catch { /* no stderr */ }
       resolve(false);
     };
-    let url;
+    // Nothing here may throw into the app: every setting is checked, any error is one line.
     try {
-      url = new URL(endpoint);
-    } catch {
-      return fail('not a URL');
+      let url;
+      try {
+        url = new URL(endpoint);
+      } catch {
+        return fail('OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is not a URL');
+      }
+      shown = shownEndpoint(url);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') return fail(`${url.protocol} is not http: or https:`);
+      const { headers, refused } = headersOf(env.OTEL_EXPORTER_OTLP_HEADERS);
+      if (refused.length) return fail(`OTEL_EXPORTER_OTLP_HEADERS has entries that are not valid headers (${refused.join(', ')})`);
+      const body = JSON.stringify(traceOf(doc, windows, { originMs: performance.timeOrigin, serviceName: env.OTEL_SERVICE_NAME || 'unknown_service:node' }));
+      const client = require(url.protocol === 'https:' ? 'node:https' : 'node:http');
+      const req = client.request(url, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        timeout: 10_000,
+        agent: false,
+      }, (res) => {
+        res.resume();
+        res.once('end', () => (res.statusCode >= 200 && res.statusCode < 300 ? resolve(true) : fail(`status ${res.statusCode}`)));
+      });
+      req.once('socket', (socket) => socket.unref()); // the app's life is not ours to extend
+      req.once('timeout', () => req.destroy(new Error('no answer in 10 s')));
+      req.once('error', (err) => fail(err.code || err.message));
+      req.end(body);
+    } catch (err) {
+      fail(err.code || err.message);
     }
-    const body = JSON.stringify(traceOf(doc, windows, { originMs: performance.timeOrigin, serviceName: env.OTEL_SERVICE_NAME || 'unknown_service:node' }));
-    const client = require(url.protocol === 'https:' ? 'node:https' : 'node:http');
-    const req = client.request(url, {
-      method: 'POST',
-      headers: { ...headersOf(env.OTEL_EXPORTER_OTLP_HEADERS), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      timeout: 10_000,
-      agent: false,
-    }, (res) => {
-      res.resume();
-      res.once('end', () => (res.statusCode >= 200 && res.statusCode < 300 ? resolve(true) : fail(`status ${res.statusCode}`)));
-    });
-    req.once('socket', (socket) => socket.unref()); // the app's life is not ours to extend
-    req.once('timeout', () => req.destroy(new Error('no answer in 10 s')));
-    req.once('error', (err) => fail(err.code || err.message));
-    req.end(body);
   });
 }
 
-module.exports = { exportStartup, traceOf, tracesEndpoint };
+module.exports = { exportStartup, traceOf, tracesEndpoint, headersOf };

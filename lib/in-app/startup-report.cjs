@@ -97,18 +97,38 @@ function startupReport({ report, root = process.cwd(), archive = null, archiveRe
     }
     return [...windows.values()].sort((a, b) => a.startMs - b.startMs);
   }
+  let warned = false;
   function write() {
     const text = JSON.stringify(document());
     try {
-      if (report === 'stderr') {
-        fs.writeSync(2, `${text}\n`);
-      } else {
-        fs.writeFileSync(`${report}.tmp`, `${text}\n`);
-        fs.renameSync(`${report}.tmp`, report);
+      if (report === 'stderr') fs.writeSync(2, `${text}\n`);
+      else writeWhole(report, `${text}\n`);
+    } catch (err) {
+      // A report must never stop the app: one line, once.
+      if (!warned && report !== 'stderr') {
+        warned = true;
+        try { fs.writeSync(2, `coldstart: startup report not written to ${JSON.stringify(report)}: ${err.code || err.message}\n`); } catch { /* no stderr */ }
       }
-    } catch { /* a report must never stop the app */ }
+    }
   }
   return { fromDisk: (rel) => fromDisk.push({ file: rel, ms: performance.now() }) };
+}
+
+/**
+ * Writes the file whole: a temporary file of our own beside it (created, never opened through a
+ * link someone placed there: O_EXCL | O_NOFOLLOW), then renamed over it. Nothing is left behind.
+ */
+function writeWhole(file, text) {
+  const tmp = `${file}.${process.pid}-${require('node:crypto').randomBytes(4).toString('hex')}.tmp`;
+  const { O_CREAT, O_EXCL, O_WRONLY, O_NOFOLLOW } = fs.constants;
+  const fd = fs.openSync(tmp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW, 0o644);
+  try {
+    try { fs.writeSync(fd, text); } finally { fs.closeSync(fd); }
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    try { fs.unlinkSync(tmp); } catch { /* gone */ }
+    throw err;
+  }
 }
 
 module.exports = { startupReport };
