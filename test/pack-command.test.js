@@ -178,17 +178,21 @@ require('http').createServer().listen(0, () => console.log('cache-app listening'
   } finally { rm(dir); }
 });
 
-test('pack: a bad --out (a directory, under a file, under /proc) is one line and exit 2 before the app runs', async () => {
+test('pack: a bad --out (a directory, under a file, under /proc, a device, a FIFO) is one line and exit 2 before the app runs, and the device stays one', async () => {
   const dir = copyFixture('plain-http');
   try {
     const marker = path.join(dir, 'ran');
     fs.writeFileSync(path.join(dir, 'app.js'), `require('fs').writeFileSync(${JSON.stringify(marker)}, '1');\nrequire('./server.js');\n`);
     fs.mkdirSync(path.join(dir, 'existing'));
     fs.writeFileSync(path.join(dir, 'a-file'), '');
+    require('child_process').execFileSync('mkfifo', [path.join(dir, 'a-fifo')]);
     for (const [out, pattern] of [
       ['existing', /--out .*existing is a directory: give a file name/],
-      ['a-file/x.tar', /cannot write to --out .*a-file: ENOTDIR/],
+      ['a-file/x.tar', /--out .*a-file is not a directory/],
       ['/proc/coldstart-no-such/x.tar', /cannot write to --out \/proc\/coldstart-no-such: ENOENT/],
+      ['/dev/null', /--out \/dev\/null is not a regular file/],
+      ['/dev/full', /--out \/dev\/full is not a regular file/],
+      ['a-fifo', /--out .*a-fifo is not a regular file/],
     ]) {
       const r = await runCli(['pack', '--out', out, '--', 'node', 'app.js'], { cwd: dir });
       assert.strictEqual(r.code, 2, r.stderr);
@@ -197,5 +201,6 @@ test('pack: a bad --out (a directory, under a file, under /proc) is one line and
       assert.match(lines[0], pattern);
     }
     assert.strictEqual(fs.existsSync(marker), false, 'the app was not started');
+    assert.ok(fs.statSync('/dev/null').isCharacterDevice(), '/dev/null is still a device');
   } finally { rm(dir); }
 });
