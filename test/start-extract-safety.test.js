@@ -120,3 +120,28 @@ test('start --into: an archive with the entry runs the app from DIR', (t) => {
   assert.strictEqual(r.stdout, `cwd ${into} file ${path.join(into, 'app.js')}\n`);
   assert.strictEqual(r.stderr, '');
 });
+
+test('start --mode extract and --into: bytes damaged in a packed archive are never written over the app; the app starts from its own files', async (t) => {
+  const { runCli } = require('./helpers/app.js');
+  const base = tempBase(t);
+  const app = path.join(base, 'app');
+  fs.mkdirSync(app);
+  fs.writeFileSync(path.join(app, 'package.json'), '{ "name": "sealed", "private": true }\n');
+  fs.writeFileSync(path.join(app, 'app.js'), "console.log('the good code');\n");
+  const archive = path.join(base, 'app.tar');
+  const packed = await runCli(['pack', '--until', 'exit', '--out', archive, '--', 'node', 'app.js'], { cwd: app });
+  assert.strictEqual(packed.code, 0, packed.stderr);
+  const bytes = fs.readFileSync(archive);
+  const at = bytes.indexOf('the good code');
+  assert.ok(at > 0);
+  bytes.write('the evil code', at); // same size: only the seal tells
+  fs.writeFileSync(archive, bytes);
+  for (const args of [['--mode', 'extract'], ['--into', path.join(base, 'into')]]) {
+    const r = start(app, ['--archive', archive, ...args, '--', 'node', 'app.js']);
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.strictEqual(r.stdout, 'the good code\n', args.join(' '));
+    assert.match(warnings(r.stderr).join('\n'), /does not match its checksum .*nothing written/);
+    assert.strictEqual(fs.readFileSync(path.join(app, 'app.js'), 'utf8'), "console.log('the good code');\n");
+  }
+  assert.strictEqual(fs.existsSync(path.join(base, 'into', 'app.js')), false);
+});

@@ -11,7 +11,7 @@ const { readTarEntries } = require('./tar-reader.js');
 
 // What pack generates for start itself (the startup index, the code cache) is not the app's:
 // never written into the app's directory.
-const { INDEX_PATH, CACHE_PATH } = require('../archive-format.js');
+const { INDEX_PATH, CACHE_PATH, sealHolds } = require('../archive-format.js');
 
 const GENERATED = new Set([INDEX_PATH, CACHE_PATH, path.dirname(INDEX_PATH)]);
 
@@ -32,6 +32,7 @@ const CREATE_TEMP = O_WRONLY | O_CREAT | O_EXCL;
  */
 function extractArchive(buffer, intoDir) {
   const started = performance.now();
+  checkSeal(buffer);
   const root = path.resolve(intoDir);
   const refused = [];
   const throughLinks = [];
@@ -62,6 +63,18 @@ function extractArchive(buffer, intoDir) {
     files += 1;
   }
   return { files, bytes, ms: Math.round((performance.now() - started) * 10) / 10, refused, throughLinks };
+}
+
+// A pack archive carries a seal over all its bytes (archive-format.js): a damaged or altered one
+// writes nothing over the app's files. An archive made by another tool has none to check.
+function checkSeal(buffer) {
+  const { readLeadEntry } = require('./archive-reader.js');
+  const lead = readLeadEntry(buffer);
+  if (!lead || lead.path !== INDEX_PATH) return;
+  const { crc32 } = require('node:zlib');
+  if (!sealHolds(lead.data, crc32(buffer.subarray(lead.end)))) {
+    throw new Error('it does not match its checksum (corrupt, or changed after packing): nothing written');
+  }
 }
 
 // Decides what to write, in which order (symlinks last), and what to refuse; touches nothing on disk.
