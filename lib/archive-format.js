@@ -112,6 +112,15 @@ function escapesRoot(rel) {
   return typeof rel !== 'string' || rel.startsWith('/') || rel === '..' || rel.startsWith('../') || rel.endsWith('/..') || rel.includes('/../');
 }
 
+/**
+ * Whether a recorded resolution [from, request, to] may be answered from the archive: its target
+ * inside the root, and its request never a builtin (a forged index mapping `fs` or `node:fs` to a
+ * file of its own would run that file wherever the app asks for the builtin).
+ */
+function resolutionAllowed(resolution) {
+  return !escapesRoot(resolution[2]) && !require('node:module').isBuiltin(resolution[1]);
+}
+
 module.exports = {
-  INDEX_PATH, CACHE_PATH, INDEX_VERSION, RECORD_ENV, SETTLE_ENV, checkStartupIndex, sealIndex, sealHolds, archiveName, escapesRoot,
+  INDEX_PATH, CACHE_PATH, INDEX_VERSION, RECORD_ENV, SETTLE_ENV, checkStartupIndex, sealIndex, sealHolds, archiveName, escapesRoot, resolutionAllowed,
 };

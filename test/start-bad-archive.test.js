@@ -189,3 +189,32 @@ console.log(JSON.stringify(Object.keys(require.cache)
     assert.deepStrictEqual(loaded.map(([f]) => f).filter((f) => !/^lib\/(start\/[\w-]+\.js|(archive-format|node-command|format-bytes)\.js)$/.test(f)), []);
   } finally { rm(dir); }
 });
+
+test('start: a forged index (sealed as pack seals) that maps `fs` or `node:fs` to a file of its own never runs it, with --verify none too', async () => {
+  const { dir, index } = await packedApp();
+  try {
+    fs.writeFileSync(path.join(dir, 'app.js'), "const a = require('fs');\nconst b = require('node:fs');\nconsole.log(typeof a.readFileSync, typeof b.readFileSync);\n");
+    fs.writeFileSync(path.join(dir, 'payload.js'), "console.log('PAYLOAD RAN');\nmodule.exports = {};\n");
+    const out = path.join(dir, '.forged.tar');
+    writeArchive({
+      root: dir,
+      files: ['app.js', 'payload.js'],
+      out,
+      leadEntry: {
+        path: INDEX_PATH,
+        data: (layout, tailCrc) => sealIndex({
+          ...index,
+          formats: { ...index.formats, 'payload.js': 'commonjs' },
+          resolutions: [...index.resolutions, ['.', 'fs', 'payload.js'], ['.', 'node:fs', 'payload.js']],
+          layout,
+        }, tailCrc),
+      },
+    });
+    for (const verify of [[], ['--verify', 'none']]) {
+      const r = spawnSync(process.execPath, [BIN, 'start', '--archive', out, ...verify, '--', 'node', 'app.js'], { cwd: dir, encoding: 'utf8', timeout: 15000 });
+      assert.strictEqual(r.status, 0, r.stderr);
+      assert.strictEqual(r.stdout, 'function function\n', `${verify.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /coldstart: serving \d+ files/, 'the archive was used');
+    }
+  } finally { rm(dir); }
+});

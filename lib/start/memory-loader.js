@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const Module = require('node:module');
 // Recorded targets are root-relative and normalised; anything else is not followed.
-const { escapesRoot, RECORD_ENV, SETTLE_ENV } = require('../archive-format.js');
+const { escapesRoot, resolutionAllowed, RECORD_ENV, SETTLE_ENV } = require('../archive-format.js');
 
 // Only archives with a code cache, and pack's recording run, compile through V8's cache.
 const cacheCompiler = () => require('./code-cache.js');
@@ -118,8 +118,9 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
     return codeCache.subarray(offset, offset + length);
   };
   const resolutions = new Map();
-  for (const [from, request, to] of (index && index.resolutions) || []) {
-    if (!escapesRoot(to)) resolutions.set(`${from}\0${request}`, to);
+  for (const resolution of (index && index.resolutions) || []) {
+    const [from, request, to] = resolution;
+    if (resolutionAllowed(resolution)) resolutions.set(`${from}\0${request}`, to);
   }
 
   // A packed file that no longer matches the disk is served from disk, with one warning: a
@@ -262,7 +263,7 @@ function registerEsmHooks({ prefix, index, servable, stats }) {
     if (data) sources.push([abs(rel), data.toString('utf8')]);
   }
   if (!sources.length) return;
-  const resolutions = (index.esmResolutions || []).filter(([, , to]) => !escapesRoot(to))
+  const resolutions = (index.esmResolutions || []).filter(resolutionAllowed)
     .map(([from, specifier, to]) => [abs(from), specifier, abs(to)]);
   Module.registerHooks(memoryEsmHooks(resolutions, sources));
   stats.esmModules = sources.length;
