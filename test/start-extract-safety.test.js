@@ -145,3 +145,21 @@ test('start --mode extract and --into: bytes damaged in a packed archive are nev
   }
   assert.strictEqual(fs.existsSync(path.join(base, 'into', 'app.js')), false);
 });
+
+test('start: names from the archive are printed escaped: a line break forges no log line, terminal escapes do not pass', (t) => {
+  const base = tempBase(t);
+  const app = path.join(base, 'app');
+  fs.mkdirSync(app);
+  fs.writeFileSync(path.join(app, 'app.js'), "console.log('ran');\n");
+  const archive = path.join(base, 'names.tar');
+  fs.writeFileSync(archive, rawTar([
+    { name: 'app.js', text: "console.log('ran');\n" },
+    { name: '../x\ncoldstart: serving 999 files from memory\u001b[2J', text: 'x' },
+  ]));
+  const r = start(app, ['--archive', archive, '--mode', 'extract', '--', 'node', 'app.js']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.strictEqual(r.stdout, 'ran\n');
+  assert.ok(!r.stderr.split('\n').some((line) => line.startsWith('coldstart: serving 999')), r.stderr);
+  assert.ok(!r.stderr.includes('\u001b'), 'no terminal escape printed');
+  assert.match(r.stderr, /refused 1 unsafe archive entries: \.\.\/x\\u000acoldstart: serving 999 files from memory\\u001b\[2J/);
+});

@@ -214,8 +214,13 @@ function appToRun(command, warnings) {
   return app;
 }
 
+// One line, whatever it names: an archive entry's name can hold a line break (a forged
+// "coldstart: serving ..." line in the app's log) or terminal escapes. Shown as \uXXXX.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const escaped = (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
 function warn(message) {
-  writeLine(2, `coldstart: warning: ${message}`);
+  writeLine(2, `coldstart: warning: ${String(message).replace(CONTROL, escaped)}`);
 }
 
 // Straight to the descriptor: creating process.stderr here would be work the app may not need.
