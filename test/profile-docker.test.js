@@ -118,3 +118,62 @@ test('profile --docker bad input: an image the engine does not have, --runtime a
   assert.equal(missing.stderr.trim().split('\n').length, 1, missing.stderr);
   assert.ok(!fs.existsSync(out), 'nothing written');
 });
+
+test('profile --docker: what the container leaves in the exchange is data: a planted link or FIFO is refused (nothing written, no hang), files profile does not write never reach --out', { timeout: 240_000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  const image = await appImage();
+  const secret = path.join(scratch(), 'host-secret.txt');
+  fs.writeFileSync(secret, 'host secret\n', { mode: 0o600 });
+  const plant = (js) => ['node', '-e', `const fs = require('fs');\n${js}\nrequire('http').createServer().listen(0);`];
+  const cases = [
+    [plant(`fs.symlinkSync(${JSON.stringify(secret)}, '/coldstart-out/after-ready.cpuprofile'); fs.writeFileSync('/coldstart-out/package.json', '{}');`), 1, /after-ready\.cpuprofile as something other than a file \(ELOOP\)/],
+    // The image has no mkfifo: the FIFO is made from this side, in the folder the container writes to.
+    [['node', '-e', "setTimeout(() => require('http').createServer().listen(0), 3000);"], 1, /after-ready\.cpuprofile as something other than a regular file/, 'fifo'],
+    [plant("fs.writeFileSync('/coldstart-out/package.json', '{\"name\":\"planted\"}');"), 0, null],
+  ];
+  const tmp = require('node:os').tmpdir();
+  for (const [i, [command, exitCode, line, fifo]] of cases.entries()) {
+    const out = path.join(scratch(), `out-exchange-${i}`);
+    const before = new Set(fs.readdirSync(tmp));
+    const running = runCli(['profile', '--docker', image, '--out', out, '--', ...command], { cwd: scratch() });
+    if (fifo) {
+      let exchange;
+      for (const end = Date.now() + 60_000; !exchange && Date.now() < end; await new Promise((res) => setTimeout(res, 100))) {
+        exchange = fs.readdirSync(tmp).find((n) => n.startsWith('coldstart-container-out-') && !before.has(n));
+      }
+      require('node:child_process').execFileSync('mkfifo', [path.join(tmp, exchange, 'after-ready.cpuprofile')]);
+    }
+    const r = await running;
+    assert.equal(r.code, exitCode, r.stderr);
+    if (line) {
+      assert.match(r.stderr, line);
+      assert.ok(!fs.existsSync(out) || fs.readdirSync(out).length === 0, 'nothing written');
+    } else {
+      assert.ok(fs.existsSync(path.join(out, 'report.json')));
+      assert.ok(!fs.existsSync(path.join(out, 'package.json')), 'a file profile does not write is not taken');
+    }
+    for (const name of fs.existsSync(out) ? fs.readdirSync(out) : []) {
+      assert.doesNotMatch(fs.readFileSync(path.join(out, name), 'utf8'), /host secret/);
+    }
+  }
+  assert.deepEqual(await leftoverContainers(), []);
+});
+
+test('profile --docker: the container and the exchange folder do not outlive a CLI killed with SIGKILL', { timeout: 180_000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  const image = await appImage();
+  const before = new Set(fs.readdirSync(require('node:os').tmpdir()).filter((n) => n.startsWith('coldstart-container-out-')));
+  // An app that never listens: the CLI waits, and is killed meanwhile.
+  const cli = spawnCli(['profile', '--docker', image, '--out', path.join(scratch(), 'out-killed'), '--', 'node', '-e', 'setInterval(() => {}, 1000)']);
+  const name = `coldstart-run-${cli.child.pid}-`;
+  const listed = async () => (await docker(['ps', '-a', '--filter', `name=${name}`, '--format', '{{.Names}}'])).stdout.trim().split('\n').filter(Boolean);
+  for (const end = Date.now() + 60_000; !(await listed()).length && Date.now() < end;) await new Promise((r) => setTimeout(r, 250));
+  assert.ok((await listed()).length, 'the container ran');
+  cli.child.kill('SIGKILL');
+  await cli.done;
+  let left = await listed();
+  for (const end = Date.now() + 20_000; left.length && Date.now() < end; left = await listed()) await new Promise((r) => setTimeout(r, 250));
+  assert.deepEqual(left, [], 'the container is removed');
+  const exchanges = fs.readdirSync(require('node:os').tmpdir()).filter((n) => n.startsWith('coldstart-container-out-') && !before.has(n));
+  assert.deepEqual(exchanges, [], 'the exchange folder is removed');
+});

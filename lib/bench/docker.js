@@ -133,7 +133,7 @@ async function buildImage({ context, dockerfile, tag, buildArgs = {}, target, ti
  *          matched: boolean, timedOut: boolean, name: string}>}
  */
 async function runContainer({ image, runtime = 'runc', args = [], tmpfs = [], env = {}, until,
-  timeoutMs = 60_000, dockerArgs = [] }) {
+  timeoutMs = 60_000, dockerArgs = [], leftovers = [] }) {
   if (!image) throw new UsageError('runContainer needs an image');
   if (!RUNTIMES.includes(runtime)) throw new UsageError(`unknown runtime "${runtime}": use ${RUNTIMES.join(' or ')}`);
   const forbidden = dockerArgs.find((a) => FORBIDDEN_RUN_OPTIONS.test(a));
@@ -149,6 +149,7 @@ async function runContainer({ image, runtime = 'runc', args = [], tmpfs = [], en
   running.add(name);
   const started = performance.now();
   const child = spawn(dockerBinary(), runArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const watchdog = containerWatchdog(name, leftovers);
   let stdout = '';
   let stderr = '';
   let matchedAt = null;
@@ -185,6 +186,7 @@ async function runContainer({ image, runtime = 'runc', args = [], tmpfs = [], en
   }).finally(() => { clearTimeout(timer); running.delete(name); });
   const ended = performance.now() - started;
   if (stopping) await stopping;
+  watchdog.dismiss();
   if (DAEMON_DOWN.test(stderr)) throw engineDown();
   return {
     code, stdout, stderr, name,
@@ -199,6 +201,23 @@ async function runContainer({ image, runtime = 'runc', args = [], tmpfs = [], en
  * (for Ctrl-C during a benchmark).
  * @returns {Promise<void>}
  */
+/**
+ * A small process of its own that outlives this one: when this process is gone (killed with
+ * SIGKILL, which nothing here can catch), it removes the container and the leftover paths. It
+ * polls this process's PID twice a second and is dismissed when the run ends.
+ */
+function containerWatchdog(name, leftovers) {
+  const quoted = (word) => `'${String(word).replace(/'/g, "'\\''")}'`;
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 0.5; done; ${quoted(dockerBinary())} rm -f ${quoted(name)} >/dev/null 2>&1; rm -rf ${leftovers.map(quoted).join(' ')}`;
+  let child = null;
+  try {
+    child = spawn('/bin/sh', ['-c', script], { detached: true, stdio: 'ignore' });
+    child.on('error', () => {});
+    child.unref();
+  } catch { /* no shell: the container still ends with the run, as long as this process lives */ }
+  return { dismiss() { if (child && child.exitCode === null) { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } } } };
+}
+
 async function stopAllContainers() {
   const names = [...running];
   if (names.length) await docker(['kill', ...names], { timeoutMs: 20_000 }).catch(() => {});

@@ -73,6 +73,7 @@ async function profileInContainer({ image, runtime, command, profileArgs, outDir
       // The capture's channel and scratch files go to a tmpfs of our own: the image's /tmp is its business.
       env: { TMPDIR: TMP_IN_CONTAINER, CI: '' },
       dockerArgs: ['--volume', `${mount.source}:${mount.target}:ro`, '--volume', `${exchange}:${OUT_IN_CONTAINER}`, '--entrypoint', start.node],
+      leftovers: [exchange], // removed with the container if this process is killed
       args: [mount.bin, 'profile', '--json', '--out', OUT_IN_CONTAINER, ...profileArgs, '--', ...appCommand],
     });
     if (signal && signal.aborted) throw new CommandError('interrupted', { exitCode: 130 });
@@ -84,14 +85,54 @@ async function profileInContainer({ image, runtime, command, profileArgs, outDir
     } catch {
       throw new CommandError(`the capture in the container printed no report: ${lastLine(r.stderr) || `exit ${r.code}`}`);
     }
-    const files = fs.readdirSync(exchange).filter((n) => !n.startsWith('.'));
-    const { writeFileAtomic } = require('../write-atomic.js');
-    for (const name of files) writeFileAtomic(path.join(outDir, name), fs.readFileSync(path.join(exchange, name)));
+    const files = takeArtifacts(exchange, outDir);
     return { report, files, appOutput: r.stderr, command: appCommand };
   } finally {
     if (signal) signal.removeEventListener('abort', onAbort);
     fs.rmSync(exchange, { recursive: true, force: true });
   }
+}
+
+// The largest artifact taken back: a CPU profile of a very large app is a few hundred MB.
+const MAX_ARTIFACT_BYTES = 1 << 30;
+
+/**
+ * The exchange folder is written by the container, which may be anyone's image: it is data, never
+ * paths to follow. Only the artifacts profile writes, by name, each a regular file (opened without
+ * following a link, without waiting on a FIFO), within a size bound, are copied into outDir.
+ * @returns {string[]} the names taken
+ */
+function takeArtifacts(exchange, outDir) {
+  const { ARTIFACT_NAMES } = require('../report/profile-artifacts.js');
+  const { writeFileAtomic } = require('../write-atomic.js');
+  const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+  const taken = []; // read whole first: a refused one leaves --out as it was
+  for (const name of ARTIFACT_NAMES) {
+    let fd;
+    try {
+      fd = fs.openSync(path.join(exchange, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    } catch (err) {
+      if (err.code === 'ENOENT') continue;
+      throw new CommandError(`the container left ${name} as something other than a file (${err.code}): nothing taken from it`);
+    }
+    let data;
+    try {
+      const st = fs.fstatSync(fd);
+      if (!st.isFile()) throw new CommandError(`the container left ${name} as something other than a regular file: nothing taken from it`);
+      if (st.size > MAX_ARTIFACT_BYTES) throw new CommandError(`the container left ${name} at ${st.size} bytes, over the ${MAX_ARTIFACT_BYTES} a profile writes: nothing taken from it`);
+      data = Buffer.alloc(st.size);
+      for (let at = 0; at < st.size;) {
+        const read = fs.readSync(fd, data, at, st.size - at, at);
+        if (read === 0) break;
+        at += read;
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
+    taken.push([name, data]);
+  }
+  for (const [name, data] of taken) writeFileAtomic(path.join(outDir, name), data);
+  return taken.map(([name]) => name);
 }
 
 function lastLine(text) {

@@ -6,6 +6,9 @@ const path = require('path');
 const { writeFileAtomic } = require('../write-atomic.js');
 const { buildReport } = require('../analyze/startup-report.js');
 
+// Every file profile may write into --out: what profile --docker takes back from its container.
+const ARTIFACT_NAMES = ['startup.cpuprofile', 'startup.raw.cpuprofile', 'after-ready.cpuprofile', 'startup-files.txt', 'report.json', 'report.html'];
+
 /**
  * @param {object} result CaptureResult
  * @param {string} outDir
@@ -58,4 +61,4 @@ function readSource(file) {
   }
 }
 
-module.exports = { writeProfileArtifacts, readSource };
+module.exports = { writeProfileArtifacts, readSource, ARTIFACT_NAMES };
