@@ -117,3 +117,24 @@ test('profile --keep-running: the app runs while the CLI stays, and ends when th
     rm(dir);
   }
 });
+
+test('bench (timed runs, no inspector): SIGKILL of the CLI while the app starts ends the app within about a second', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-killed-timed-'));
+  // Never ready: the CLI waits on it until it is killed.
+  fs.writeFileSync(path.join(dir, 'app.js'), "require('fs').writeFileSync(process.env.PID_FILE, String(process.pid));\nsetInterval(() => {}, 1000);\n");
+  const pidFile = path.join(dir, 'pid.txt');
+  let pid = null;
+  try {
+    const cli = spawnCli(['bench', '-n', '3', '--timeout', '60s', '--', 'node', 'app.js'], { cwd: dir, env: { PID_FILE: pidFile } });
+    pid = Number(await waitFor(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8'), 20000, 'the app to start'));
+    assert.ok(isAlive(pid));
+    const killedAt = Date.now();
+    cli.child.kill('SIGKILL');
+    await cli.done;
+    await waitFor(() => !isAlive(pid), 2000, 'the app to end after the CLI');
+    assert.ok(Date.now() - killedAt < 2000, `ended ${Date.now() - killedAt} ms after the kill`);
+  } finally {
+    if (pid && isAlive(pid)) process.kill(pid, 'SIGKILL');
+    rm(dir);
+  }
+});

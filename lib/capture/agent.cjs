@@ -58,6 +58,21 @@ function writeChannelFile(name, data) {
 }
 
 /**
+ * The CLI is gone: the processes this one started (recordChildren) end, those still running, and
+ * this process's files leave the channel (and the channel, once empty).
+ */
+function leaveChannel(names) {
+  const fs = require('fs');
+  const path = require('path');
+  const children = path.join(CHANNEL, `${process.pid}.children`);
+  try { require('./process-start.cjs').killRecordedChildren(children); } catch { /* none */ }
+  for (const name of [...names, `${process.pid}.children`]) {
+    try { fs.unlinkSync(path.join(CHANNEL, name)); } catch { /* not there */ }
+  }
+  try { fs.rmdirSync(CHANNEL); } catch { /* other processes' files are still there */ }
+}
+
+/**
  * () => false once the CLI process is gone. A killed process stays a zombie until its parent
  * reaps it, which signal 0 cannot tell from a live one: on Linux its /proc state says.
  */
@@ -92,6 +107,14 @@ function startTimingOnly() {
     writeChannelFile(`${process.pid}.ready.json`, { pid: process.pid, reason, readyAt, ...extra, ...(lazy ? { lazyLoaded: lazy.loaded().slice() } : {}) });
   };
   globalThis[KEY] = { timingOnly: true };
+  // A CLI killed during its timed runs (check, bench, bundle's verification) cannot end the app:
+  // it ends itself, its children with it.
+  const cliAlive = cliWatcher(Number(process.env.COLDSTART_CLI_PID));
+  setInterval(() => {
+    if (cliAlive()) return;
+    leaveChannel([`${process.pid}.ready.json`, `${process.pid}.ready.json.tmp`]);
+    process.exit(1);
+  }, 250).unref();
   if (until === 'exit') process.on('exit', (code) => report('exit', { exitCode: code }));
   else {
     onReadyMoment(until, (server) => {
@@ -509,17 +532,8 @@ function start() {
     state.finished = true;
     state.recording = false;
     try { inspector.close(); } catch { /* closed already */ }
-    endChildren();
-    for (const name of [`${process.pid}.json`, `${process.pid}.json.tmp`, `${process.pid}.children`]) {
-      try { fs.unlinkSync(path.join(CHANNEL, name)); } catch { /* not there */ }
-    }
-    try { fs.rmdirSync(CHANNEL); } catch { /* other processes' files are still there */ }
+    leaveChannel([`${process.pid}.json`, `${process.pid}.json.tmp`]);
     process.exit(1);
-  }
-
-  // The processes this one started (recordChildren) go with it, those still running.
-  function endChildren() {
-    require('./process-start.cjs').killRecordedChildren(path.join(CHANNEL, `${process.pid}.children`));
   }
 
   function kindOf(filename) {
