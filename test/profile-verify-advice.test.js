@@ -105,3 +105,28 @@ test('--after with --request and --coverage: the lazy-load advice says which req
   }
 });
 
+
+test('--verify-advice asks each request with one deadline for the whole answer: a response that never ends, or drips, is an error, not a hang', async () => {
+  const http = require('http');
+  const { askEach } = require('../lib/capture/request-driver.js');
+  const drips = new Set();
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    if (req.url === '/never') return res.write('started');
+    const drip = setInterval(() => res.write('.'), 50); // never idle, never done
+    drips.add(drip);
+    res.on('close', () => clearInterval(drip));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const answers = await askEach({ host: '127.0.0.1', port: server.address().port }, [{ method: 'GET', path: '/never' }, { method: 'GET', path: '/drip' }], 500);
+    assert.deepStrictEqual(answers.map((a) => [a.path, a.status, a.body, a.error]), [
+      ['/never', 200, null, 'no whole answer within 0.5 s'],
+      ['/drip', 200, null, 'no whole answer within 0.5 s'],
+    ]);
+  } finally {
+    for (const drip of drips) clearInterval(drip);
+    server.closeAllConnections();
+    server.close();
+  }
+});

@@ -77,14 +77,26 @@ async function askEach(target, requests, timeoutMs = 10000) {
   const answers = [];
   for (const { method, path } of requests) {
     answers.push(await new Promise((resolve) => {
-      const req = http.request({ ...target, method, path, agent: false, timeout: timeoutMs }, (res) => {
+      // One deadline for the whole answer, headers and body: a response that never ends (or
+      // drips a byte at a time) is an answer that did not come.
+      let status = null;
+      const settle = (answer) => {
+        clearTimeout(deadline);
+        resolve({ method, path, status, body: null, error: null, ...answer });
+      };
+      const req = http.request({ ...target, method, path, agent: false }, (res) => {
+        status = res.statusCode;
         const hash = createHash('sha256');
         res.on('data', (chunk) => hash.update(chunk));
-        res.once('end', () => resolve({ method, path, status: res.statusCode, body: hash.digest('hex'), error: null }));
-        res.once('error', (err) => resolve({ method, path, status: res.statusCode, body: null, error: err.code || err.message }));
+        res.once('end', () => settle({ body: hash.digest('hex') }));
+        res.once('error', (err) => settle({ error: err.code || err.message }));
+        res.once('close', () => { if (!res.complete) settle({ error: 'the answer was cut off' }); });
       });
-      req.once('timeout', () => req.destroy(Object.assign(new Error('no answer'), { code: `no answer within ${timeoutMs / 1000} s` })));
-      req.once('error', (err) => resolve({ method, path, status: null, body: null, error: err.code || err.message }));
+      const deadline = setTimeout(() => {
+        settle({ error: `no whole answer within ${timeoutMs / 1000} s` });
+        req.destroy();
+      }, timeoutMs);
+      req.once('error', (err) => settle({ error: err.code || err.message }));
       req.end();
     }));
   }
