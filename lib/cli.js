@@ -75,6 +75,11 @@ async function run(argv, io) {
           warnings: [],
         };
         args.appCommand = [...(args.command || []), ...(args['--'] || [])].map(String);
+        const repeated = givenTwice(args, parser.getOptions());
+        if (repeated) {
+          pending = () => { throw new UsageError(`--${repeated} is given more than once: give it once`); };
+          return;
+        }
         // Run only once parsing has fully succeeded: yargs calls handlers before it
         // reports some errors (e.g. an unknown argument), and the app must not start then.
         pending = () => cmd.run(args, ctx);
@@ -112,6 +117,15 @@ async function run(argv, io) {
     return 1;
   }
   return typeof result === 'number' ? result : 0;
+}
+
+/** The first option that takes one value but was given several times (yargs makes it a list). */
+function givenTwice(args, options) {
+  const lists = new Set([...(options.array || []), '_', '--', 'command', 'appCommand']);
+  for (const [key, value] of Object.entries(args)) {
+    if (Array.isArray(value) && !lists.has(key) && !key.includes('-') && key !== '$0') return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  }
+  return null;
 }
 
 function oneLine(text) {

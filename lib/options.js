@@ -70,7 +70,8 @@ function parseCount(value, flag, min = 1) {
 function parseRequestLine(value) {
   const m = /^\s*([A-Za-z]+)\s+(\/\S*)\s*$/.exec(String(value));
   if (!m) throw new UsageError(`invalid --request "${value}": use a method and a path, such as "GET /" or "POST /api/items"`);
-  return { method: m[1].toUpperCase(), path: m[2] };
+  // A path as a browser sends it: characters outside printable ASCII (/č) percent-encoded.
+  return { method: m[1].toUpperCase(), path: m[2].replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c)) };
 }
 
 /** --rate: requests per second, more than 0, at most 1000. */

@@ -180,3 +180,19 @@ test('--runs: a whole number of at least 1, one app kept running at most', async
     assertFailure(await runCli(['profile', '--runs', '2', '--keep-running', '--', 'node', 'server.js'], { cwd: dir }), 2, /--keep-running leaves one app running/, dir);
   } finally { rm(dir); }
 });
+
+test('one line, exit 2, for what used to end in a stack or a wrong message: an option given twice, an app with its own --inspect (command or NODE_OPTIONS)', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    assertFailure(await runCli(['profile', '--out', 'a', '--out', 'b', '--', 'node', 'server.js'], { cwd: dir }), 2, /^coldstart: --out is given more than once: give it once$/, dir);
+    assertFailure(await runCli(['pack', '--timeout', '5s', '--timeout', '9s', '--', 'node', 'server.js'], { cwd: dir }), 2, /--timeout is given more than once/, dir);
+    assertFailure(await runCli(['profile', '--', 'node', '--inspect=0', 'server.js'], { cwd: dir }), 2, /the app opens its own inspector \(--inspect\): coldstart profiles through it, so remove the flag/, dir);
+    assertFailure(await runCli(['profile', '--', 'node', 'server.js'], { cwd: dir, env: { NODE_OPTIONS: '--inspect-brk=0' } }), 2, /its own inspector \(--inspect-brk \(in NODE_OPTIONS\)\)/, dir);
+  } finally { rm(dir); }
+});
+
+test('--request with a path outside printable ASCII is sent percent-encoded, as a browser sends it', () => {
+  const { afterWindowFromArgv } = require('../lib/options.js');
+  const window = afterWindowFromArgv({ request: ['GET /č?q=ü'], after: '1s' });
+  assert.deepStrictEqual(window.requests, [{ method: 'GET', path: '/%C4%8D?q=%C3%BC' }]);
+});

@@ -7,11 +7,11 @@ const path = require('path');
 const { launch } = require('./launch.js');
 const { recordedChildren } = require('./process-start.cjs');
 const { attach } = require('./inspector.js');
-const { checkCommand } = require('./command-check.js');
+const { checkCommand, ownInspectorFlag } = require('./command-check.js');
 const { collectFiles, findRoot } = require('./startup-files.js');
 const { trimProfile } = require('./trim-profile.js');
 const { moduleRecords } = require('./module-records.js');
-const { CommandError } = require('../errors.js');
+const { CommandError, UsageError } = require('../errors.js');
 const { readyMomentEnv } = require('../in-app/ready-moment.cjs');
 const { driveRequests, targetOf } = require('./request-driver.js');
 
@@ -52,6 +52,8 @@ const { driveRequests, targetOf } = require('./request-driver.js');
 async function capture(options) {
   const cwd = path.resolve(options.cwd || process.cwd());
   const command = checkCommand(options.command, cwd);
+  const inspectFlag = options.timingOnly ? null : ownInspectorFlag(command, options.env || process.env);
+  if (inspectFlag) throw new UsageError(`the app opens its own inspector (${inspectFlag}): coldstart profiles through it, so remove the flag`);
   const until = options.until || { mode: 'listen' };
   const timeoutMs = options.timeoutMs || 60000;
   const profile = options.profile !== false;

@@ -23,4 +23,17 @@ function checkCommand(command, cwd) {
   return command;
 }
 
-module.exports = { checkCommand };
+const INSPECT = /^--inspect(-brk|-wait)?$/;
+
+/**
+ * The inspector flag the app's node would be started with (in its command or NODE_OPTIONS), or
+ * null: such an app opens the one inspector a process has, and coldstart could not attach.
+ */
+function ownInspectorFlag(command, env = process.env) {
+  const fromCommand = isNode(command[0]) ? parseNodeCommand(command).flags.find((f) => INSPECT.test(f.name)) : null;
+  if (fromCommand) return fromCommand.name;
+  const fromEnv = String(env.NODE_OPTIONS || '').split(/\s+/).map((w) => w.split('=')[0]).find((w) => INSPECT.test(w));
+  return fromEnv ? `${fromEnv} (in NODE_OPTIONS)` : null;
+}
+
+module.exports = { checkCommand, ownInspectorFlag };
