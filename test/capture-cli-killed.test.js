@@ -138,3 +138,23 @@ test('bench (timed runs, no inspector): SIGKILL of the CLI while the app starts 
     rm(dir);
   }
 });
+
+test('profile: SIGKILL of the CLI while the app blocks its own event loop still ends the app (and its inspector) within about a second', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-killed-blocked-'));
+  // Busy at top level for 30 s: the agent's own watch of the CLI cannot run meanwhile.
+  fs.writeFileSync(path.join(dir, 'app.js'), "require('fs').writeFileSync(process.env.PID_FILE, String(process.pid));\nconst end = Date.now() + 30000;\nwhile (Date.now() < end);\nrequire('http').createServer().listen(0);\n");
+  const pidFile = path.join(dir, 'pid.txt');
+  let pid = null;
+  try {
+    const cli = spawnCli(['profile', '-q', '--out', path.join(dir, 'out'), '--', 'node', 'app.js'], { cwd: dir, env: { PID_FILE: pidFile } });
+    pid = Number(await waitFor(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8'), 20000, 'the app to start'));
+    const killedAt = Date.now();
+    cli.child.kill('SIGKILL');
+    await cli.done;
+    await waitFor(() => !isAlive(pid), 2000, 'the app to end after the CLI');
+    assert.ok(Date.now() - killedAt < 2000, `ended ${Date.now() - killedAt} ms after the kill`);
+  } finally {
+    if (pid && isAlive(pid)) process.kill(pid, 'SIGKILL');
+    rm(dir);
+  }
+});

@@ -149,7 +149,8 @@ async function runContainer({ image, runtime = 'runc', args = [], tmpfs = [], en
   running.add(name);
   const started = performance.now();
   const child = spawn(dockerBinary(), runArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const watchdog = containerWatchdog(name, leftovers);
+  // Killed with SIGKILL, this process leaves neither the container nor the leftover paths.
+  const watchdog = require('../death-watch.js').watchForDeath([[dockerBinary(), 'rm', '-f', name], ...(leftovers.length ? [['rm', '-rf', ...leftovers]] : [])]);
   let stdout = '';
   let stderr = '';
   let matchedAt = null;
@@ -201,23 +202,6 @@ async function runContainer({ image, runtime = 'runc', args = [], tmpfs = [], en
  * (for Ctrl-C during a benchmark).
  * @returns {Promise<void>}
  */
-/**
- * A small process of its own that outlives this one: when this process is gone (killed with
- * SIGKILL, which nothing here can catch), it removes the container and the leftover paths. It
- * polls this process's PID twice a second and is dismissed when the run ends.
- */
-function containerWatchdog(name, leftovers) {
-  const quoted = (word) => `'${String(word).replace(/'/g, "'\\''")}'`;
-  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 0.5; done; ${quoted(dockerBinary())} rm -f ${quoted(name)} >/dev/null 2>&1; rm -rf ${leftovers.map(quoted).join(' ')}`;
-  let child = null;
-  try {
-    child = spawn('/bin/sh', ['-c', script], { detached: true, stdio: 'ignore' });
-    child.on('error', () => {});
-    child.unref();
-  } catch { /* no shell: the container still ends with the run, as long as this process lives */ }
-  return { dismiss() { if (child && child.exitCode === null) { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } } } };
-}
-
 async function stopAllContainers() {
   const names = [...running];
   if (names.length) await docker(['kill', ...names], { timeoutMs: 20_000 }).catch(() => {});

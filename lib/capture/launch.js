@@ -96,6 +96,15 @@ function launch(opts) {
     });
   });
 
+  // An app with its inspector open must not outlive this process even when its own event loop is
+  // blocked (the agent's watch of the CLI runs on that loop): killed with SIGKILL, this process
+  // leaves a watcher that ends the app's process group within a fraction of a second. Timed runs
+  // open no inspector; their agent's own watch ends them.
+  if (!opts.timingOnly && child.pid) {
+    const watch = require('../death-watch.js').watchForDeath([['kill', '-9', `-${child.pid}`]]);
+    child.once('exit', () => watch.dismiss());
+  }
+
   let exited = false;
   child.on('exit', () => { exited = true; });
 

@@ -1,0 +1,31 @@
+'use strict';
+// What must not outlive this process, ended by a small shell process of its own: nothing in
+// this process runs when it is killed with SIGKILL, so the shell polls its PID (five times a
+// second) and, once it is gone, runs the commands given (end the app's process group, remove a
+// container and a scratch folder). Dismissed when the work ends normally. No shell: nothing.
+const { spawn } = require('node:child_process');
+
+const quoted = (word) => `'${String(word).replace(/'/g, "'\\''")}'`;
+
+/**
+ * @param {string[][]} commands each a command and its arguments, run in turn, errors ignored
+ * @returns {{ dismiss(): void }}
+ */
+function watchForDeath(commands) {
+  const then = commands.map((words) => `${words.map(quoted).join(' ')} >/dev/null 2>&1`).join('; ');
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 0.2; done; ${then || ':'}`;
+  let child = null;
+  try {
+    child = spawn('/bin/sh', ['-c', script], { detached: true, stdio: 'ignore' });
+    child.on('error', () => {});
+    child.unref();
+  } catch { /* no shell */ }
+  return {
+    dismiss() {
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ }
+    },
+  };
+}
+
+module.exports = { watchForDeath };
