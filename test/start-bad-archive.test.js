@@ -218,3 +218,21 @@ test('start: a forged index (sealed as pack seals) that maps `fs` or `node:fs` t
     }
   } finally { rm(dir); }
 });
+
+test('start: an archive too large to read whole (a 300 MB file of zeros, sparse) is not read; one warning, and the app starts from disk in every mode', async () => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cs-huge-archive-')));
+  try {
+    fs.writeFileSync(path.join(dir, 'app.js'), "console.log('started');\n");
+    const huge = path.join(dir, 'huge.tar');
+    fs.closeSync(fs.openSync(huge, 'w'));
+    fs.truncateSync(huge, 300 << 20); // no disk used: a sparse file
+    for (const mode of [[], ['--mode', 'extract'], ['--into', path.join(dir, 'into')]]) {
+      const r = spawnSync(process.execPath, [BIN, 'start', '--archive', huge, ...mode, '--', 'node', 'app.js'], { cwd: dir, encoding: 'utf8', timeout: 30000 });
+      assert.strictEqual(r.status, 0, r.stderr);
+      assert.strictEqual(r.stdout, 'started\n', mode.join(' '));
+      const lines = warnings(r.stderr);
+      assert.strictEqual(lines.length, 1, r.stderr);
+      assert.match(lines[0], /huge\.tar: it is 300 MB, over the 256 MB an archive is read whole up to/);
+    }
+  } finally { rm(dir); }
+});

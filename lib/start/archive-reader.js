@@ -58,10 +58,26 @@ function readArchive(file, onMismatch) {
   const fd = fs.openSync(file, 'r');
   try {
     const { size, mtimeMs } = fs.fstatSync(fd);
-    const found = readInChunks(fd, size, onMismatch) || require('./walk-archive.js').walkArchive(readAt(fd, 0, size), onMismatch);
+    let found = readInChunks(fd, size, onMismatch);
+    if (!found) {
+      checkWholeRead(size);
+      found = require('./walk-archive.js').walkArchive(readAt(fd, 0, size), onMismatch);
+    }
     return { ...found, packedAtMs: mtimeMs };
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+// An archive with no index to read it by (made by another tool, an index over 8 MB, or not an
+// archive of pack's at all) is read whole: only up to this size, so that a forged or damaged file
+// cannot take a small container's memory and stop the app from starting.
+const WHOLE_READ_LIMIT = 256 << 20;
+
+/** Throws when an archive of `size` bytes may not be read whole. */
+function checkWholeRead(size) {
+  if (size > WHOLE_READ_LIMIT) {
+    throw new Error(`it is ${Math.round(size / (1 << 20))} MB, over the ${WHOLE_READ_LIMIT >> 20} MB an archive is read whole up to (extract mode, or no startup index to read it by)`);
   }
 }
 
@@ -183,4 +199,4 @@ function heldFiles(layout, held, sources, onMismatch) {
   return view;
 }
 
-module.exports = { readArchive, IndexError, readIndex, readLeadEntry };
+module.exports = { readArchive, IndexError, readIndex, readLeadEntry, checkWholeRead };

@@ -96,6 +96,7 @@ function loadArchive(options, cwd, started) {
   }
   let buffer;
   try {
+    require('./archive-reader.js').checkWholeRead(fs.statSync(options.archive).size); // read whole: bounded
     buffer = fs.readFileSync(options.archive);
   } catch (err) {
     const reason = err.code === 'ENOENT' ? `archive not found: ${options.archive}`
