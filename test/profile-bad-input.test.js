@@ -196,3 +196,23 @@ test('--request with a path outside printable ASCII is sent percent-encoded, as 
   const window = afterWindowFromArgv({ request: ['GET /č?q=ü'], after: '1s' });
   assert.deepStrictEqual(window.requests, [{ method: 'GET', path: '/%C4%8D?q=%C3%BC' }]);
 });
+
+test('two profiles into one --out: the second is refused in one line while the first writes (no mixed set); a lock left by a killed run is taken over', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    fs.writeFileSync(path.join(dir, 'slow.js'), "setTimeout(() => require('./server.js'), 1500);\n");
+    const out = path.join(dir, 'shared-out');
+    const first = spawnCli(['profile', '-q', '--out', out, '--', 'node', 'slow.js'], { cwd: dir });
+    await waitFor(() => fs.existsSync(path.join(out, '.coldstart-writing')), 20000, 'the first run to take --out');
+    const second = await runCli(['profile', '--out', out, '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(second.code, 2, second.stderr);
+    assert.match(second.stderr, /^coldstart: --out .*shared-out is being written by another coldstart run \(pid \d+\): give another --out, or wait for it\n$/);
+    const done = await first.done;
+    assert.strictEqual(done.code, 0, done.stderr);
+    assert.ok(!fs.existsSync(path.join(out, '.coldstart-writing')), 'the lock goes with its run');
+
+    fs.writeFileSync(path.join(out, '.coldstart-writing'), '999999999'); // a run killed before it could release it
+    const again = await runCli(['profile', '-q', '--out', out, '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(again.code, 0, again.stderr);
+  } finally { rm(dir); }
+});
