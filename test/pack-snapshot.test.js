@@ -255,3 +255,27 @@ test('pack --snapshot: bad input is one line and exit 2, before the app runs', a
     rm(dir);
   }
 });
+
+test('pack --snapshot killed (SIGKILL) while the snapshot builds leaves no partial blob, no temp folder, no builder running', { timeout: 120_000 }, async () => {
+  const { spawnCli, waitFor } = require('./helpers/app.js');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-snapshot-killed-'));
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-snapshot-killed-tmp-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'package.json'), '{ "name": "slow-snapshot", "version": "1.0.0" }\n');
+    fs.mkdirSync(path.join(dir, 'node_modules', 'slow'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'node_modules', 'slow', 'package.json'), '{ "name": "slow", "version": "1.0.0", "main": "index.js" }\n');
+    // Three seconds of work at load, in the app's run and again in the snapshot builder.
+    fs.writeFileSync(path.join(dir, 'node_modules', 'slow', 'index.js'), "'use strict';\nconst end = Date.now() + 3000;\nwhile (Date.now() < end);\nexports.ok = true;\n");
+    fs.writeFileSync(path.join(dir, 'app.js'), "'use strict';\nconsole.log(require('slow').ok);\n");
+    const cli = spawnCli(['pack', '--until', 'exit', '--no-check', '--snapshot', 's.blob', '--out', 'a.tar', '--', 'node', 'app.js'], { cwd: dir, env: { TMPDIR: tmp } });
+    await waitFor(() => fs.readdirSync(tmp).some((n) => n.startsWith('coldstart-snapshot-')), 60_000, 'the snapshot build to begin');
+    cli.child.kill('SIGKILL');
+    await cli.done;
+    await new Promise((r) => setTimeout(r, 5000)); // longer than the builder would have needed to finish
+    assert.deepStrictEqual(fs.readdirSync(dir).filter((n) => n.startsWith('s.blob')), [], 'no blob, partial or whole');
+    assert.deepStrictEqual(fs.readdirSync(tmp).filter((n) => n.startsWith('coldstart-snapshot-')), [], 'no temp folder');
+  } finally {
+    rm(dir);
+    rm(tmp);
+  }
+});

@@ -101,7 +101,7 @@ function launch(opts) {
   // leaves a watcher that ends the app's process group within a fraction of a second. Timed runs
   // open no inspector; their agent's own watch ends them.
   if (!opts.timingOnly && child.pid) {
-    const watch = require('../death-watch.js').watchForDeath([['kill', '-9', `-${child.pid}`]]);
+    const watch = require('../death-watch.js').watchForDeath([['kill', '-9', `-${child.pid}`], ['rm', '-rf', opts.channel]]);
     child.once('exit', () => watch.dismiss());
   }
 

@@ -21,6 +21,7 @@ async function checkArchive({ archive, root, appRun, leftOut = [], signal }) {
   const started = process.hrtime.bigint();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-check-'));
   const copy = path.join(dir, path.basename(root) || 'app');
+  const watch = require('../death-watch.js').watchForDeath([['rm', '-rf', dir]]); // pack killed (SIGKILL)
   try {
     fs.mkdirSync(copy);
     await require('tar').x({ file: archive, cwd: copy, preservePaths: false, strict: true });
@@ -52,6 +53,7 @@ async function checkArchive({ archive, root, appRun, leftOut = [], signal }) {
     return { ms: Number(process.hrtime.bigint() - started) / 1e6, readyAt: result.readyAt };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+    watch.dismiss();
   }
 }
 

@@ -32,6 +32,7 @@ async function recordCodeCacheRun({ archive, command, cwd, env, until, timeoutMs
       env: { ...env, [RECORD_ENV]: out, [UNTIL_ENV]: readyMomentEnv(until), ...(settleMs ? { [SETTLE_ENV]: String(settleMs) } : {}) },
       timeoutMs,
       stderrChars: 2000,
+      leftovers: [dir],
     });
     if (exit.error) throw new Error(`could not start the app: ${exit.error.message}`);
     if (exit.timedOut) throw new Error(`the app was not ready after ${Math.round(timeoutMs / 1000)} s`);

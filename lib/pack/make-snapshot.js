@@ -50,6 +50,7 @@ async function makeSnapshot({ out, archive, root, files, order, index, codeCache
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-snapshot-'));
   const partial = `${out}.partial-${process.pid}`;
+  const watch = require('../death-watch.js').watchForDeath([['rm', '-rf', partial, dir]]); // pack killed (SIGKILL)
   try {
     const planFile = path.join(dir, 'plan.json');
     const resultFile = path.join(dir, 'result.json');
@@ -73,7 +74,7 @@ async function makeSnapshot({ out, archive, root, files, order, index, codeCache
       fs.writeFileSync(planFile, JSON.stringify(plan));
       // The app's node flags too: its modules load under them.
       exit = await runInGroup(process.execPath, [...parsed.flags.flatMap((f) => f.words), '--snapshot-blob', partial, '--build-snapshot', MAIN, planFile], {
-        cwd: appRun.cwd, env: withEnvFiles(parsed.flags, appRun), timeoutMs: appRun.timeoutMs,
+        cwd: appRun.cwd, env: withEnvFiles(parsed.flags, appRun), timeoutMs: appRun.timeoutMs, leftovers: [partial, dir],
       });
       result = fs.existsSync(resultFile) ? JSON.parse(fs.readFileSync(resultFile, 'utf8')) : null;
       if (!result || !result.again) break;
@@ -92,6 +93,7 @@ async function makeSnapshot({ out, archive, root, files, order, index, codeCache
   } finally {
     fs.rmSync(partial, { force: true });
     fs.rmSync(dir, { recursive: true, force: true });
+    watch.dismiss();
   }
 }
 

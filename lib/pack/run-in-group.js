@@ -7,12 +7,15 @@ const { spawn } = require('node:child_process');
 /**
  * @param {string} command
  * @param {string[]} args
- * @param {{cwd: string, env: object, timeoutMs: number, stderrChars?: number}} options
+ * @param {{cwd: string, env: object, timeoutMs: number, stderrChars?: number, leftovers?: string[]}} options
+ *   leftovers: what the child writes that must go if pack is killed (SIGKILL) while it runs
  * @returns {Promise<{code?: ?number, signal?: ?string, timedOut?: boolean, error?: Error, stderr: string}>}
  */
-function runInGroup(command, args, { cwd, env, timeoutMs, stderrChars = 20_000 }) {
+function runInGroup(command, args, { cwd, env, timeoutMs, stderrChars = 20_000, leftovers = [] }) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    // Killed, pack runs no handler: a watcher ends the group, then removes what it was writing.
+    const watch = require('../death-watch.js').watchForDeath([['kill', '-9', `-${child.pid}`], ...(leftovers.length ? [['rm', '-rf', ...leftovers]] : [])]);
     let stderr = '';
     let ended = false;
     const kill = () => {
@@ -29,6 +32,7 @@ function runInGroup(command, args, { cwd, env, timeoutMs, stderrChars = 20_000 }
       ended = true;
       clearTimeout(timer);
       kill();
+      watch.dismiss();
       process.removeListener('exit', kill);
       resolve({ ...result, stderr });
     };
