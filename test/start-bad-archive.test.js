@@ -236,3 +236,18 @@ test('start: an archive too large to read whole (a 300 MB file of zeros, sparse)
     }
   } finally { rm(dir); }
 });
+
+test('start: an index over 8 MB is not parsed; one warning, and the app starts from disk', async () => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cs-big-index-')));
+  try {
+    fs.writeFileSync(path.join(dir, 'app.js'), "console.log('started');\n");
+    const out = path.join(dir, 'big-index.tar');
+    writeArchive({ root: dir, files: ['app.js'], out, leadEntry: { path: INDEX_PATH, data: () => Buffer.from(JSON.stringify({ padding: 'x'.repeat(9 << 20) })) } });
+    const r = spawnSync(process.execPath, [BIN, 'start', '--archive', out, '--', 'node', 'app.js'], { cwd: dir, encoding: 'utf8', timeout: 30000 });
+    assert.strictEqual(r.status, 0, r.stderr);
+    assert.strictEqual(r.stdout, 'started\n');
+    const lines = warnings(r.stderr);
+    assert.strictEqual(lines.length, 1, r.stderr);
+    assert.match(lines[0], /the startup index of .*big-index\.tar is 9 MB, over the 8 MB an index is read up to; starting the app without it/);
+  } finally { rm(dir); }
+});

@@ -13,12 +13,15 @@ const {
 
 // Memory mode reads pack's archives through one buffer of this size, reused (readInChunks).
 const CHUNK_BYTES = 4 << 20;
+// The largest startup index read (a 1000-module app's is about 200 kB).
+const INDEX_LIMIT = 8 << 20;
 
 /** The index is unusable: its shape, its version or the archive's seal. */
 class IndexError extends Error {}
 
 // The index, checked once against its schema before anything in it is used.
 function readIndex(data) {
+  if (data.length > INDEX_LIMIT) throw new IndexError(`is ${Math.round(data.length / (1 << 20))} MB, over the ${INDEX_LIMIT >> 20} MB an index is read up to`);
   const index = JSON.parse(data.toString('utf8'));
   const problem = checkStartupIndex(index);
   if (problem) throw new IndexError(`is malformed (${problem})`);
@@ -105,7 +108,7 @@ function readInChunks(fd, size, onMismatch) {
     try {
       lead = readLeadEntry(readAt(fd, 0, Math.min(size, length)));
     } catch {
-      if (length >= size || length >= 8 << 20) return null; // read whole: walked, or said corrupt there
+      if (length >= size || length >= INDEX_LIMIT) return null; // read whole: walked, or said corrupt there
       continue;
     }
     if (!lead) return null;
