@@ -163,3 +163,20 @@ test('start: names from the archive are printed escaped: a line break forges no 
   assert.ok(!r.stderr.includes('\u001b'), 'no terminal escape printed');
   assert.match(r.stderr, /refused 1 unsafe archive entries: \.\.\/x\\u000acoldstart: serving 999 files from memory\\u001b\[2J/);
 });
+
+test('start --into: a module the archive lacks, required after the ready moment, comes from the working directory with one warning; the app does not die', (t) => {
+  const base = tempBase(t);
+  const app = path.join(base, 'app');
+  fs.mkdirSync(path.join(app, 'lib'), { recursive: true });
+  fs.writeFileSync(path.join(app, 'lib', 'late.js'), "module.exports = 'late module';\n");
+  fs.writeFileSync(path.join(app, 'app.js'), "setTimeout(() => console.log(require('./lib/late.js')), 10);\n");
+  const archive = path.join(base, 'partial.tar');
+  writeArchive({ root: app, files: ['app.js'], out: archive });
+  const into = path.join(base, 'into');
+  const r = start(app, ['--archive', archive, '--into', into, '-q', '--', 'node', 'app.js']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.strictEqual(r.stdout, 'late module\n');
+  const lines = warnings(r.stderr);
+  assert.strictEqual(lines.length, 1, r.stderr);
+  assert.match(lines[0], /\.\/lib\/late\.js \(required by app\.js\) is not in .*into: loaded from .*app instead/);
+});
