@@ -7,21 +7,11 @@
 const CHANNEL = process.env.COLDSTART_CHANNEL;
 const KEY = Symbol.for('coldstart.agent');
 
-function isPackageManager(script) {
-  // npm/npx/yarn/pnpm/corepack only start the real app: keep them cheap and unprofiled.
-  if (!script) return false;
-  const s = script.replace(/\\/g, '/');
-  return /\/(npm|npx)-cli\.js$/.test(s) ||
-    /\/(yarn|yarnpkg)(\.c?js)?$/.test(s) ||
-    /\/pnpm\.c?js$/.test(s) || /\/pnpx(\.c?js)?$/.test(s) ||
-    /\/corepack(\.c?js)?$/.test(s) || /\/corepack\/dist\//.test(s);
-}
-
 function shouldRun() {
   if (!CHANNEL || globalThis[KEY]) return false;
   const { isMainThread } = require('worker_threads');
   if (!isMainThread) return false; // loader-hook and worker threads also get --require
-  if (isPackageManager(process.argv[1])) return false;
+  if (require('../package-manager-script.js').isPackageManager(process.argv[1])) return false; // kept cheap and unprofiled
   return require('fs').existsSync(CHANNEL);
 }
 

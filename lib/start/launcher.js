@@ -234,4 +234,4 @@ function writeLine(fd, line) {
   }
 }
 
-module.exports = { main, parseStartArgs, warn, writeLine };
+module.exports = { main, parseStartArgs, loadArchive, warn, writeLine };

@@ -1,0 +1,61 @@
+'use strict';
+// The preload form of start: `node --require coldstart/start` (or NODE_OPTIONS) with
+// COLDSTART_ARCHIVE serves the archive to whatever entry runs, as platforms that own the command
+// start apps (Lambda's runtime, the Functions Framework, npm start). Same guarantees as start.
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const { copyFixture, runCli, rm, REPO } = require('./helpers/app.js');
+const EXIT_ON_LISTEN = path.join(__dirname, 'helpers', 'exit-on-listen.js');
+
+async function packedExpress() {
+  const dir = copyFixture('express-app');
+  fs.symlinkSync(REPO, path.join(dir, 'node_modules', 'coldstart')); // as `npm install coldstart` puts it
+  const packed = await runCli(['pack', '-q', '--out', 'startup.tar', '--', 'node', 'server.js'], { cwd: dir });
+  assert.strictEqual(packed.code, 0, packed.stderr);
+  return dir;
+}
+
+const run = (dir, args, env) => spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PORT: '0', ...env } });
+const ours = (stderr) => stderr.split('\n').filter((l) => l.startsWith('coldstart:'));
+
+test('node --require coldstart/start with COLDSTART_ARCHIVE serves the archive: one summary line, the app starts; through NODE_OPTIONS and npm start the same, once', async () => {
+  const dir = await packedExpress();
+  try {
+    const direct = run(dir, ['--require', 'coldstart/start', '--require', EXIT_ON_LISTEN, 'server.js'], { COLDSTART_ARCHIVE: 'startup.tar' });
+    assert.strictEqual(direct.status, 0, direct.stderr);
+    assert.deepStrictEqual(ours(direct.stderr).map((l) => l.replace(/\d[\d.,]*/g, 'N')).map((l) => l.split(' (')[0]), ['coldstart: serving N files, N kB from memory']);
+
+    const report = path.join(dir, 'report.json');
+    const viaOptions = run(dir, ['server.js'], {
+      NODE_OPTIONS: `--require coldstart/start --require ${EXIT_ON_LISTEN}`, COLDSTART_ARCHIVE: path.join(dir, 'startup.tar'), COLDSTART_REPORT: report, COLDSTART_QUIET: '1',
+    });
+    assert.strictEqual(viaOptions.status, 0, viaOptions.stderr);
+    assert.deepStrictEqual(ours(viaOptions.stderr), [], 'quiet');
+    const doc = JSON.parse(fs.readFileSync(report, 'utf8'));
+    assert.ok(doc.phases.archiveReady > 0 && doc.packages.some((p) => p.name === 'express'), JSON.stringify(doc.phases));
+
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'express-app', private: true, scripts: { start: 'node server.js' } }));
+    const npm = spawnSync('npm', ['start', '--silent'], { cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, PORT: '0', NODE_OPTIONS: `--require coldstart/start --require ${EXIT_ON_LISTEN}`, COLDSTART_ARCHIVE: path.join(dir, 'startup.tar') } });
+    assert.strictEqual(npm.status, 0, npm.stderr);
+    assert.strictEqual(ours(npm.stderr).filter((l) => l.startsWith('coldstart: serving')).length, 1, `npm itself is not served, the app is: ${npm.stderr}`);
+  } finally { rm(dir); }
+});
+
+test('the preload never stops the app: a missing archive, an unknown mode, no COLDSTART_ARCHIVE', async () => {
+  const dir = await packedExpress();
+  try {
+    for (const [env, line] of [
+      [{ COLDSTART_ARCHIVE: 'missing.tar' }, /^coldstart: warning: archive not found: .*missing\.tar; starting the app without it$/],
+      [{ COLDSTART_ARCHIVE: 'startup.tar', COLDSTART_MODE: 'fast' }, /^coldstart: warning: unknown --mode fast/],
+      [{}, null],
+    ]) {
+      const r = run(dir, ['--require', 'coldstart/start', '--require', EXIT_ON_LISTEN, 'server.js'], env);
+      assert.strictEqual(r.status, 0, r.stderr);
+      const lines = ours(r.stderr);
+      if (line) { assert.strictEqual(lines.length, 1, r.stderr); assert.match(lines[0], line); } else assert.deepStrictEqual(lines, []);
+    }
+  } finally { rm(dir); }
+});
