@@ -1,0 +1,36 @@
+'use strict';
+// start -- functions-framework --target=fn, -- next start: a package binary named the way npm
+// scripts name them, found as npm finds it (node_modules/.bin from the working directory up) and
+// run in this process when it is a Node script. Loaded only when the entry is not a file.
+const fs = require('node:fs');
+const path = require('node:path');
+
+/** The Node script behind the package binary `name`, or null. */
+function packageBin(name, cwd) {
+  if (!/^[\w@.-][\w@./-]*$/.test(name) || name.includes('/')) return null;
+  for (let dir = cwd; ; dir = path.dirname(dir)) {
+    const link = path.join(dir, 'node_modules', '.bin', name);
+    let file = null;
+    try { file = fs.realpathSync(link); } catch { /* not here */ }
+    if (file && isNodeScript(file)) return file;
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
+function isNodeScript(file) {
+  if (/\.[cm]?js$/.test(file)) return true;
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const head = Buffer.alloc(128);
+      const line = head.subarray(0, fs.readSync(fd, head, 0, 128, 0)).toString('latin1').split('\n')[0];
+      return /^#!.*\bnode\b/.test(line);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
+
+module.exports = { packageBin };
