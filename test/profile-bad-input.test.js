@@ -186,6 +186,8 @@ test('one line, exit 2, for what used to end in a stack or a wrong message: an o
   try {
     assertFailure(await runCli(['profile', '--out', 'a', '--out', 'b', '--', 'node', 'server.js'], { cwd: dir }), 2, /^coldstart: --out is given more than once: give it once$/, dir);
     assertFailure(await runCli(['pack', '--timeout', '5s', '--timeout', '9s', '--', 'node', 'server.js'], { cwd: dir }), 2, /--timeout is given more than once/, dir);
+    // Options made to repeat still do.
+    assertFailure(await runCli(['bundle', '--external', 'http', '--external', 'left-pad', '--', 'node', 'server.js'], { cwd: dir }), 2, /a Node built-in is never bundled/, dir);
     assertFailure(await runCli(['profile', '--', 'node', '--inspect=0', 'server.js'], { cwd: dir }), 2, /the app opens its own inspector \(--inspect\): coldstart profiles through it, so remove the flag/, dir);
     assertFailure(await runCli(['profile', '--', 'node', 'server.js'], { cwd: dir, env: { NODE_OPTIONS: '--inspect-brk=0' } }), 2, /its own inspector \(--inspect-brk \(in NODE_OPTIONS\)\)/, dir);
   } finally { rm(dir); }

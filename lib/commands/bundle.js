@@ -14,7 +14,7 @@ module.exports = {
   command: 'bundle [command..]',
   describe: 'bundle an app with ncc, keeping what require hooks, native addons and runtime file reads need outside; then start the bundle and compare',
   builder: (yargs) => captureOptions(yargs)
-    .option('external', { type: 'string', requiresArg: true, describe: 'keep this package out of the bundle (repeat, or a,b)' })
+    .option('external', { type: 'string', array: true, nargs: 1, requiresArg: true, describe: 'keep this package out of the bundle (repeat, or a,b)' })
     .option('auto-external', { type: 'boolean', default: true, describe: 'decide externals from what the app does at startup (--no-auto-external: only --external)' })
     .option('verify', { type: 'boolean', default: true, describe: 'start the bundle and compare it with the original (--no-verify to skip)' })
     .option('runs', { type: 'string', default: String(ENOUGH_RUNS), describe: 'timed starts of each, original and bundle (alternated), for the comparison' })
