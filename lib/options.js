@@ -108,7 +108,7 @@ function captureOptions(yargs) {
     .option('until', { type: 'string', default: 'listen', describe: 'ready moment: listen (or tcp) | exit | <duration> (e.g. 5s) | http:/healthz (the first 2xx of a readiness URL polled every 10 ms from the first listen; http://:PORT/path for another port)' })
     .option('timeout', { type: 'string', default: '60s', describe: 'give up when the app is not ready after this long (a duration with its unit: 30s, 500ms, 2m)' })
     .option('root', { type: 'string', describe: 'app root (default: nearest package.json above the entry, else cwd)' })
-    .option('esm', { type: 'string', default: 'auto', describe: 'install ESM loader hooks: auto | always | never (auto: when the entry is ESM or loaders are used)' });
+    .option('esm', { type: 'string', default: 'auto', describe: 'ES module hooks, an override: auto | always | never (auto: on from Node 22.15; on Node 20 when the entry is ESM or loaders are used)' });
 }
 
 /** The capture options every capturing command takes from its flags. */
