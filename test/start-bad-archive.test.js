@@ -251,3 +251,21 @@ test('start: an index over 8 MB is not parsed; one warning, and the app starts f
     assert.match(lines[0], /the startup index of .*big-index\.tar is 9 MB, over the 8 MB an index is read up to; starting the app without it/);
   } finally { rm(dir); }
 });
+
+test('start: an archive that users other than its owner can write is not used (it could be re-sealed with any content); one warning, the app starts from disk', async () => {
+  const { dir, tar } = await packedApp();
+  try {
+    fs.chmodSync(tar, 0o664);
+    for (const mode of [[], ['--mode', 'extract']]) {
+      const r = spawnSync(process.execPath, [BIN, 'start', '--archive', tar, ...mode, '--', 'node', 'app.js'], { cwd: dir, encoding: 'utf8', timeout: 15000 });
+      assert.strictEqual(r.status, 0, r.stderr);
+      assert.strictEqual(r.stdout, 'a=A b=B\n');
+      const lines = warnings(r.stderr);
+      assert.strictEqual(lines.length, 1, r.stderr);
+      assert.match(lines[0], /can be written by users other than its owner \(mode 664\).*chmod go-w it; starting the app without it/);
+    }
+    fs.chmodSync(tar, 0o644);
+    const served = start(dir, tar);
+    assert.match(served.stderr, /coldstart: serving \d+ files/);
+  } finally { rm(dir); }
+});

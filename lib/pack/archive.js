@@ -53,7 +53,8 @@ function writeArchive({ root, files, prepared = prepareArchive({ root, files }),
   const outPath = path.resolve(out);
   makeDir(path.dirname(outPath));
   const tmpPath = path.join(path.dirname(outPath), `.${path.basename(outPath)}.${process.pid}.tmp`);
-  const fd = fs.openSync(tmpPath, 'w');
+  // Writable by its owner only, whatever the umask: start does not use an archive others can write.
+  const fd = fs.openSync(tmpPath, 'w', 0o644);
   const summary = { files: 0, bytes: 0, generatedBytes: 0, archiveBytes: 0 };
   try {
     const sink = blockSink(fd);

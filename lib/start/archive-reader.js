@@ -60,7 +60,9 @@ function readLeadEntry(buffer) {
 function readArchive(file, onMismatch) {
   const fd = fs.openSync(file, 'r');
   try {
-    const { size, mtimeMs } = fs.fstatSync(fd);
+    const stat = fs.fstatSync(fd);
+    checkArchiveStat(stat);
+    const { size, mtimeMs } = stat;
     let found = readInChunks(fd, size, onMismatch);
     if (!found) {
       checkWholeRead(size);
@@ -76,6 +78,14 @@ function readArchive(file, onMismatch) {
 // archive of pack's at all) is read whole: only up to this size, so that a forged or damaged file
 // cannot take a small container's memory and stop the app from starting.
 const WHOLE_READ_LIMIT = 256 << 20;
+
+// An archive others can write is not used: its checksum finds damage, not a forger, and whoever
+// can write it can change what the app runs (a resolution, a module's bytes of the same size).
+function checkArchiveStat(stat) {
+  if (stat.mode & 0o022) {
+    throw new Error(`it can be written by users other than its owner (mode ${(stat.mode & 0o777).toString(8)}), so anyone of them could change what the app runs; chmod go-w it`);
+  }
+}
 
 /** Throws when an archive of `size` bytes may not be read whole. */
 function checkWholeRead(size) {
@@ -202,4 +212,4 @@ function heldFiles(layout, held, sources, onMismatch) {
   return view;
 }
 
-module.exports = { readArchive, IndexError, readIndex, readLeadEntry, checkWholeRead };
+module.exports = { readArchive, IndexError, readIndex, readLeadEntry, checkWholeRead, checkArchiveStat };

@@ -99,7 +99,10 @@ function loadArchive(options, cwd, started) {
   }
   let buffer;
   try {
-    require('./archive-reader.js').checkWholeRead(fs.statSync(options.archive).size); // read whole: bounded
+    const { checkArchiveStat, checkWholeRead } = require('./archive-reader.js');
+    const stat = fs.statSync(options.archive);
+    checkArchiveStat(stat);
+    checkWholeRead(stat.size); // read whole: bounded
     buffer = fs.readFileSync(options.archive);
   } catch (err) {
     const reason = err.code === 'ENOENT' ? `archive not found: ${options.archive}`
