@@ -102,7 +102,7 @@ function startupReport({ report, root = process.cwd(), archive = null, archiveRe
     const text = JSON.stringify(document());
     try {
       if (report === 'stderr') fs.writeSync(2, `${text}\n`);
-      else writeWhole(report, `${text}\n`);
+      else require('../write-atomic.js').writeFileAtomic(report, `${text}\n`); // never through a planted link
     } catch (err) {
       // A report must never stop the app: one line, once.
       if (!warned && report !== 'stderr') {
@@ -112,23 +112,6 @@ function startupReport({ report, root = process.cwd(), archive = null, archiveRe
     }
   }
   return { fromDisk: (rel) => fromDisk.push({ file: rel, ms: performance.now() }) };
-}
-
-/**
- * Writes the file whole: a temporary file of our own beside it (created, never opened through a
- * link someone placed there: O_EXCL | O_NOFOLLOW), then renamed over it. Nothing is left behind.
- */
-function writeWhole(file, text) {
-  const tmp = `${file}.${process.pid}-${require('node:crypto').randomBytes(4).toString('hex')}.tmp`;
-  const { O_CREAT, O_EXCL, O_WRONLY, O_NOFOLLOW } = fs.constants;
-  const fd = fs.openSync(tmp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW, 0o644);
-  try {
-    try { fs.writeSync(fd, text); } finally { fs.closeSync(fd); }
-    fs.renameSync(tmp, file);
-  } catch (err) {
-    try { fs.unlinkSync(tmp); } catch { /* gone */ }
-    throw err;
-  }
 }
 
 module.exports = { startupReport };
