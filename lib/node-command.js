@@ -17,6 +17,8 @@ const NODE_FLAGS_WITH_VALUE = new Set([
   '--experimental-policy', '--policy-integrity', '--trace-event-categories', '--trace-event-file-pattern',
   '--watch-path', '--stack-size', '--max-old-space-size',
 ]);
+// Flags naming files Node reads for the environment before any JavaScript runs.
+const ENV_FILE_FLAGS = new Set(['--env-file', '--env-file-if-exists']);
 // Flags that load code before the entry (an APM agent, a loader): they must see the app's modules load.
 const PRELOAD_FLAGS = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader']);
 // Node modes that run no entry file ('-' reads the script from stdin).
@@ -80,4 +82,4 @@ function entryExists(file) {
   });
 }
 
-module.exports = { parseNodeCommand, isNode, entryExists, PRELOAD_FLAGS };
+module.exports = { parseNodeCommand, isNode, entryExists, PRELOAD_FLAGS, ENV_FILE_FLAGS };

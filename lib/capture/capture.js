@@ -319,10 +319,11 @@ async function capture(options) {
   function buildResult(payload, rawProfile, partial, ancestors = [], covered = null) {
     const cpuProfile = rawProfile && trimProfile(rawProfile, payload.resumeUs, payload.readyUs);
     const root = options.root ? path.resolve(cwd, options.root) : findRoot(payload.mainFile, cwd);
-    const collected = collectFiles(withAncestors(payload, ancestors), root);
-    const { files, outsideRoot, resolutions, esmResolutions, requires } = collected;
     // Times from the ready process alone; ES modules no hook timed take their evaluation from its profile.
     const modules = moduleRecords(payload, { profile: cpuProfile, clock: { startUs: payload.startUs, pausedUs: payload.pausedUs } });
+    // The files: of its ancestors too (their own records), else of these same modules.
+    const collected = collectFiles(withAncestors(payload, ancestors), root, ancestors.length ? undefined : modules);
+    const { files, outsideRoot, resolutions, esmResolutions, requires } = collected;
     const loadedFiles = new Set(modules.map((m) => m.file));
     return {
       command,

@@ -102,7 +102,7 @@ function moduleRecords(payload, sampled = {}) {
   // reads happened inside its load.
   for (const rec of unmarked) {
     const top = rec.parent && byFile.get(rec.parent);
-    if (top && top.kind === 'cjs' && !unmarked.includes(top)) top.kind = 'esm';
+    if (top && top.kind === 'cjs') top.kind = 'esm';
   }
   if (unmarked.length && sampled.profile && sampled.clock) addSampledEvaluation(unmarked, sampled.profile, sampled.clock);
 

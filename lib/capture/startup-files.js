@@ -7,6 +7,7 @@ const path = require('path');
 const { moduleRecords } = require('./module-records.js');
 const { relativeInside } = require('../paths.js');
 const { rootConfinement } = require('./root-confinement.js');
+const { parseNodeCommand, ENV_FILE_FLAGS } = require('../node-command.js');
 
 // Files Node can load as a module.
 const CODE = /\.(?:[cm]?js|json|node|wasm)$/;
@@ -98,11 +99,11 @@ function packageLinks(loadedFiles, root) {
 /**
  * @param {object} payload the agent's data at the ready moment
  * @param {string} root
+ * @param {object[]} [modules] the payload's module records, when the caller has them already
  * @returns {{ modules: object[], files: Array<{path, bytes, via}>, outsideRoot: string[] }} outsideRoot:
  *   files whose path or real place (symlinks followed) is outside the root
  */
-function collectFiles(payload, root) {
-  const modules = moduleRecords(payload);
+function collectFiles(payload, root, modules = moduleRecords(payload)) {
   const found = new Map(); // absolute path -> via
   const add = (p, via) => { if (p && !found.has(p)) found.set(p, via); };
 
@@ -149,14 +150,9 @@ function collectFiles(payload, root) {
 
 /** The files node's --env-file flags name: Node reads them before any JavaScript runs. */
 function envFiles(execArgv, cwd) {
-  const files = [];
-  for (let i = 0; i < (execArgv || []).length; i++) {
-    const m = /^--env-file(?:-if-exists)?(?:=(.*))?$/.exec(execArgv[i]);
-    if (!m) continue;
-    const file = m[1] != null ? m[1] : execArgv[++i];
-    if (file) files.push(path.resolve(cwd || '.', file));
-  }
-  return files;
+  return parseNodeCommand(execArgv || [], 0).flags
+    .filter((flag) => ENV_FILE_FLAGS.has(flag.name) && flag.value)
+    .map((flag) => path.resolve(cwd || '.', flag.value));
 }
 
 /**

@@ -11,7 +11,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const Module = require('node:module');
-const { parseNodeCommand, PRELOAD_FLAGS } = require('../node-command.js');
+const { parseNodeCommand, PRELOAD_FLAGS, ENV_FILE_FLAGS } = require('../node-command.js');
 const { runInGroup } = require('./run-in-group.js');
 
 const MAIN = path.join(__dirname, '..', 'start', 'snapshot-main.js');
@@ -104,7 +104,7 @@ async function makeSnapshot({ out, archive, root, files, order, index, codeCache
 function withEnvFiles(flags, { cwd, env }) {
   const added = {};
   for (const flag of flags) {
-    if (flag.name !== '--env-file' && flag.name !== '--env-file-if-exists') continue;
+    if (!ENV_FILE_FLAGS.has(flag.name)) continue;
     let text;
     try {
       text = fs.readFileSync(path.resolve(cwd, flag.value), 'utf8');
