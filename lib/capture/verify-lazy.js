@@ -2,10 +2,9 @@
 // profile --verify-advice: the lazy-load advice proven, not guessed. The app is started again, in
 // alternation (the alternating-runs engine), as it is and with each proposed require made lazy (a
 // stand-in that loads the real module at its first touch: lazy-stand-in.cjs), timed to ready
-// without instrumentation. A
-// candidate is dropped when the app does not start that way, when startup touches the module
-// anyway, or when a request (--request) answers differently; the others get the saving measured
-// from the alternating runs: the median shift with its interval, or "noise".
+// without instrumentation. A candidate is dropped when the app does not start that way, when
+// startup touches the module anyway, or when a request (--request) answers differently; the others
+// get the saving measured from the alternating runs: the median shift with its interval, or "noise".
 const path = require('path');
 const { compareSamples } = require('../stats.js');
 const { alternateRuns, STOP, DROP } = require('../measure/alternate-runs.js');

@@ -39,23 +39,18 @@ module.exports = {
     if (argv.docker == null && argv.runtime != null) throw new UsageError('--runtime is the container runtime of --docker: give --docker IMAGE too');
     if (argv.docker != null && argv.keepRunning) throw new UsageError('--keep-running does not work with --docker: the container ends with the capture');
     const made = ensureWritableDir(outDir);
-    let lock;
     try {
-      lock = require('../output-lock.js').lockOutput(outDir); // one run's artifacts, not a mix of several
+      const lock = require('../output-lock.js').lockOutput(outDir); // one run's artifacts, not a mix of several
+      try {
+        return argv.docker != null
+          ? await profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs: options.timeoutMs })
+          : await profileHere(argv, ctx, outDir, { options, interval, after, verifyRuns, runs });
+      } finally {
+        lock.release(); // before a failed run's directories are taken away
+      }
     } catch (err) {
-      require('../make-dir.js').removeMadeDirs(made);
-      throw err;
-    }
-    try {
-      return argv.docker != null
-        ? await profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs: options.timeoutMs })
-        : await profileHere(argv, ctx, outDir, { options, interval, after, verifyRuns, runs });
-    } catch (err) {
-      lock.release();
       require('../make-dir.js').removeMadeDirs(made); // a failed run leaves nothing behind
       throw err;
-    } finally {
-      lock.release();
     }
   },
 };
