@@ -36,7 +36,7 @@ async function bench(names, runs) {
   return { result: JSON.parse(r.stdout), log };
 }
 
-test('bench --compare alternates the series round-robin and compares each with the first', { timeout: 180_000 }, async () => {
+test('bench --compare alternates the series round-robin, each round one further on, and compares each with the first', { timeout: 180_000 }, async () => {
   const names = ['a', 'b', 'slow'];
   // A 95% interval leaves out the true shift (zero for a and b) once in twenty by design, and a
   // burst of load from elsewhere can widen one past 50 ms: a second, independent try makes a
@@ -44,9 +44,11 @@ test('bench --compare alternates the series round-robin and compares each with t
   let verdicts;
   for (let attempt = 1; attempt <= 2; attempt++) {
     const { result, log } = await bench(names, RUNS);
-    const rounds = (count) => Array.from({ length: count }, () => names).flat();
-    assert.deepEqual(log, rounds(1 + RUNS), 'the apps started a, b, slow, a, b, slow, ... (warm-up round first)');
-    assert.deepEqual(result.order, Array.from({ length: RUNS }, () => [0, 1, 2]).flat(), 'the runner reports the same order');
+    // Each round starts one further on: a b slow, b slow a, slow a b, ...
+    const turned = (round) => [0, 1, 2].map((i) => (i + round) % 3);
+    const rounds = Array.from({ length: 1 + RUNS }, (_, round) => turned(round));
+    assert.deepEqual(log, rounds.flat().map((i) => names[i]), 'the apps started a, b, slow, then b, slow, a, ... (warm-up round first)');
+    assert.deepEqual(result.order, rounds.slice(1).flat(), 'the runner reports the same order');
     assert.deepEqual(result.comparisons.map((c) => [c.index, c.baselineIndex, c.metric]), [[1, 0, 'inside'], [2, 0, 'inside']]);
     for (const c of result.comparisons) {
       assert.deepEqual([c.before.n, c.after.n], [RUNS, RUNS]);

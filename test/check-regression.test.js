@@ -146,15 +146,16 @@ test('check against a baseline of one run is inconclusive: exit 3, and --strict 
 test('check --budget and --max-modules without a baseline; --json', MANY_RUNS, async () => {
   const dir = copyFixture('slow-require');
   try {
-    const over = await runCli(['check', '-n', '6', '--budget', '20ms', '--max-modules', '1', '--json', '--', 'node', 'server.js'], { cwd: dir });
+    // 8 runs: the fewest a budget decides on at the first of the 4 looks of the default --max-runs.
+    const over = await runCli(['check', '-n', '8', '--budget', '20ms', '--max-modules', '1', '--json', '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(over.code, 1, over.stderr);
     const doc = JSON.parse(over.stdout);
     assert.strictEqual(doc.ok, false);
-    assert.strictEqual(doc.samples.length, 6);
+    assert.strictEqual(doc.samples.length, 8);
     assert.strictEqual(doc.modules, 2);
     assert.deepStrictEqual(doc.checks.map((c) => [c.name, c.verdict]), [['budget', 'fail'], ['max-modules', 'fail']]);
     assert.ok(doc.checks[0].low > 20, 'the whole interval is over the budget');
-    assert.strictEqual(doc.readyAtInterval.n, 6);
+    assert.strictEqual(doc.readyAtInterval.n, 8);
     assert.strictEqual(doc.baseline, null);
 
     // One run cannot decide a budget, however far within it: inconclusive (exit 3), run -n 6 or more.
@@ -163,10 +164,13 @@ test('check --budget and --max-modules without a baseline; --json', MANY_RUNS, a
     assert.match(within.stdout, /inconclusive {2}time to ready [\d.]+ ms \(1 run, no interval\) against the budget of 30000 ms: too few runs to decide .*run more \(-n 6 or more\)/);
     assert.match(within.stdout, /pass {2}2 modules, within --max-modules 10/);
     assert.strictEqual(fs.existsSync(path.join(dir, '.coldstart')), false, 'nothing written without --update-baseline');
-    // By default a check that cannot decide goes on, up to three times -n: 2 runs become the 6 a budget needs.
-    const extended = await runCli(['check', '-n', '2', '--budget', '30s', '--json', '--', 'node', 'server.js'], { cwd: dir });
+    // By default a check that cannot decide goes on, up to three times -n, looking at 1.5 times the
+    // runs each time: -n 3 looks at 3, 5, 8 and 9 runs, each look at 1 - 5%/4, which a budget
+    // reaches with 8 runs.
+    const extended = await runCli(['check', '-n', '3', '--budget', '30s', '--json', '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(extended.code, 0, extended.stderr);
-    assert.deepStrictEqual([JSON.parse(extended.stdout).runs, JSON.parse(extended.stdout).samples.length], [6, 6]);
+    assert.deepStrictEqual([JSON.parse(extended.stdout).runs, JSON.parse(extended.stdout).samples.length], [8, 8]);
+    assert.strictEqual(JSON.parse(extended.stdout).checks[0].confidence >= 0.9875, true);
   } finally {
     rm(dir);
   }

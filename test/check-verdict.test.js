@@ -163,3 +163,34 @@ test('every limit given is checked; one breach fails the whole', () => {
   assert.strictEqual(v.ok, false);
   assert.deepStrictEqual(evaluateChecks({ samples: [1], modules: 1 }, {}), { ok: true, inconclusive: false, checks: [] });
 });
+
+test('a check that goes on while it cannot decide looks at planned run counts, each at a confidence that keeps 95% for all looks', () => {
+  const { sequentialLooks } = require('../lib/check/verdict.js');
+  assert.deepStrictEqual(sequentialLooks(6, 18), { at: [6, 9, 14, 18], confidence: 1 - 0.05 / 4 });
+  assert.deepStrictEqual(sequentialLooks(6, 6), { at: [6], confidence: 0.95 }, 'one look: the interval asked for');
+  assert.deepStrictEqual(sequentialLooks(1, 3).at, [1, 2, 3]);
+  // The same app on both sides (tolerance 0: every interval wholly above zero is a wrong "slower"):
+  // stopping at the first look that decides calls it slower far more often than 2.5% when every
+  // look is at 95%, and no more than that with the planned looks.
+  let seed = 12345;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const run = () => 100 + 20 * Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random());
+  const wrongSlower = (at, confidence) => {
+    let wrong = 0;
+    for (let trial = 0; trial < 2000; trial++) {
+      const before = [];
+      const after = [];
+      for (const n of at) {
+        while (before.length < n) { before.push(run()); after.push(run()); }
+        const cmp = compareSamples(before, after, { confidence });
+        if (cmp.low > 0) { wrong++; break; }
+      }
+    }
+    return wrong / 2000;
+  };
+  const everyRun = wrongSlower(Array.from({ length: 13 }, (_, i) => 6 + i), 0.95);
+  const planned = sequentialLooks(6, 18);
+  const looked = wrongSlower(planned.at, planned.confidence);
+  assert.ok(everyRun > 0.04, `looking after every run at 95%: ${everyRun}`);
+  assert.ok(looked <= 0.025, `the planned looks: ${looked}`);
+});

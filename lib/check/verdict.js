@@ -243,6 +243,23 @@ function evaluateChecks(measured, limits = {}) {
 }
 
 /**
+ * The run counts at which a check that goes on while it cannot decide (--max-runs) looks at its
+ * runs: the runs asked for, then half as many more each time, and the most allowed. Each look is
+ * a chance to stop on a wrong verdict, so each is judged at `1 - (1 - confidence) / looks`: the
+ * looks together keep the error of one (Bonferroni). Few planned looks keep each one's interval
+ * near the one asked for; looking after every run would need one far wider.
+ * @param {number} runs
+ * @param {number} maxRuns
+ * @param {number} [confidence=0.95] the confidence asked for the verdict as a whole
+ * @returns {{ at: number[], confidence: number }}
+ */
+function sequentialLooks(runs, maxRuns, confidence = 0.95) {
+  const at = [runs];
+  while (at[at.length - 1] < maxRuns) at.push(Math.min(maxRuns, Math.max(at[at.length - 1] + 1, Math.ceil(at[at.length - 1] * 1.5))));
+  return { at, confidence: 1 - (1 - confidence) / at.length };
+}
+
+/**
  * Whether these runs cannot decide the limits yet while more runs could (check --max-runs goes on
  * while they cannot): not for a baseline of one run, nor past what MOST_RUNS would decide.
  */
@@ -250,4 +267,4 @@ function moreRunsWouldDecide(measured, limits) {
   return evaluateChecks(measured, limits).checks.some((c) => c.verdict === 'inconclusive' && c.runsNeeded != null);
 }
 
-module.exports = { parseTolerance, evaluateChecks, intervalVerdict, moreRunsWouldDecide };
+module.exports = { parseTolerance, evaluateChecks, intervalVerdict, moreRunsWouldDecide, sequentialLooks };

@@ -23,7 +23,7 @@ module.exports = {
   describe: 'CI gate: run the app n times to ready, judge the median and its interval against --budget / --max-modules / a baseline; exit 1 on a breach, 3 when the runs cannot decide',
   builder: (yargs) => captureOptions(yargs)
     .option('runs', { alias: 'n', type: 'string', default: '6', describe: 'timed runs (each followed by a run of a small control app, or of --baseline-cmd)' })
-    .option('max-runs', { type: 'string', describe: 'while the runs cannot decide and more would help, go on one round at a time up to this many runs (default: 3 times --runs; --max-runs equal to --runs: never)' })
+    .option('max-runs', { type: 'string', describe: 'while the runs cannot decide and more would help, go on up to this many runs, looking at 1.5 times the runs each time (default: 3 times --runs; --max-runs equal to --runs: never)' })
     .option('budget', { type: 'string', describe: 'most time to ready allowed, e.g. 800ms or 1.5s' })
     .option('max-modules', { type: 'string', describe: 'most modules allowed at startup' })
     .option('max-advice-ms', { type: 'string', describe: 'most avoidable startup time allowed: the advice of coldstart profile (lazy-load candidates, sync work, duplicate packages) added up, from 3 more runs under the profiler with coverage, e.g. 50ms' })
@@ -39,10 +39,11 @@ module.exports = {
     .example('# against the main branch checked out in ../main', '').example('$0 check -n 10 --baseline-cmd "node ../main/server.js" -- node server.js', '')
     .example('# the verdict as a CI job summary', '').example('$0 check -n 10 --format markdown -- node server.js >> "$GITHUB_STEP_SUMMARY"', ''),
   async run(argv, ctx) {
-    const { parseTolerance, evaluateChecks, moreRunsWouldDecide } = require('../check/verdict.js');
+    const { parseTolerance, evaluateChecks, moreRunsWouldDecide, sequentialLooks } = require('../check/verdict.js');
     const runs = parseCount(argv.runs, '--runs', 1);
     // By default a check that cannot decide goes on up to three times the runs asked for.
     const maxRuns = argv.maxRuns != null ? parseCount(argv.maxRuns, '--max-runs', runs) : 3 * runs;
+    const looks = sequentialLooks(runs, maxRuns);
     const minEffectMs = argv.minEffect != null ? parseDuration(argv.minEffect, '--min-effect') : undefined;
     const budgetMs = argv.budget != null ? parseDuration(argv.budget, '--budget') : null;
     const maxModules = argv.maxModules != null ? parseCount(argv.maxModules, '--max-modules', 1) : null;
@@ -78,14 +79,15 @@ module.exports = {
     // On a terminal only: in a CI log one line per run says nothing the result does not.
     const progress = require('../progress.js').phaseProgress({ stream: ctx.stderr, quiet: argv.quiet || format !== 'text' || !ctx.stderr.isTTY, env: ctx.env });
     const saved = baseline && !argv.updateBaseline ? baselineRuns(baseline) : null;
-    const limitsFor = (base) => ({ budgetMs, maxModules: null, tolerance, minEffectMs, baseline: base });
+    const limitsFor = (base) => ({ budgetMs, maxModules: null, tolerance, minEffectMs, baseline: base, confidence: looks.confidence });
     let measured;
     try {
       measured = await measureRuns({
         runOptions, runs, baselineCommand, adviceRuns: maxAdviceMs != null ? ADVICE_RUNS : 0,
         more: maxRuns > runs ? {
           atMost: maxRuns,
-          inconclusive: (app, alongside) => moreRunsWouldDecide({ ...app, modules: 0 }, limitsFor(alongside ? { ...alongside, alternated: true } : saved)),
+          // Between two looks the runs go on unjudged.
+          inconclusive: (app, alongside) => !looks.at.includes(app.samples.length) || moreRunsWouldDecide({ ...app, modules: 0 }, limitsFor(alongside ? { ...alongside, alternated: true } : saved)),
         } : null,
         onProgress: (text) => progress.phase(text),
       });

@@ -1,6 +1,8 @@
 'use strict';
 // The one way coldstart times two or more ways of starting: round after round, one run of each
-// variant in turn, so a slow spell of a shared machine falls on all of them alike. bench, check,
+// variant in turn, so a slow spell of a shared machine falls on all of them alike; each round starts
+// one variant further on (a b, b a, a b, ...), so no variant always runs first or always follows
+// the same other one (a machine's rhythm in step with the rounds falls on all alike too). bench, check,
 // bundle's verification and profile --verify-advice all measure through it; lib/stats.js judges
 // the samples. A variant's run is the caller's (a capture, a container, a bare process): this
 // module only orders the runs, keeps what they gave, and stops when told.
@@ -18,8 +20,12 @@ const STOP = Symbol('coldstart.measure.stop');
 /** A run resolved to `{ [DROP]: reason }`: that variant takes no further part. */
 const DROP = Symbol('coldstart.measure.drop');
 
+/** Round `index`'s order: the live variants turned by `index` places. */
+const turned = (variants, index) => variants.map((_, i) => variants[(i + index) % variants.length]);
+
 /**
- * Runs `warmup` uncounted rounds, then `rounds` counted ones; with `more`, counted rounds go on
+ * Runs `warmup` uncounted rounds, then `rounds` counted ones, each in the order of the one before
+ * turned by one; with `more`, counted rounds go on
  * one at a time while more.needed(samples) says the samples cannot decide yet, up to more.atMost.
  * @param {{ variants: Variant[], rounds: number, warmup?: number, signal?: AbortSignal,
  *   more?: { atMost: number, needed: (samples: Object<string, any[]>) => boolean },
@@ -42,7 +48,7 @@ async function alternateRuns({ variants, rounds, warmup = 0, signal, more = null
   const target = () => (more && completed >= rounds && completed < more.atMost && live().length && more.needed(samples) ? completed + 1 : rounds);
 
   const round = async (index, isWarmup) => {
-    for (const variant of live()) {
+    for (const variant of turned(live(), isWarmup ? index : index + warmup)) {
       if (signal && signal.aborted) return false;
       const startedAt = performance.now();
       const result = await variant.run({ round: index, warmup: isWarmup });
