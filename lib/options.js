@@ -112,7 +112,42 @@ function captureOptions(yargs) {
 }
 
 /** The capture options every capturing command takes from its flags. */
+/**
+ * --lambda and --event (profile and pack): a Lambda function started by its runtime interface
+ * client against a Runtime API coldstart serves.
+ */
+function lambdaOptions(yargs) {
+  return yargs
+    .option('lambda', { type: 'string', requiresArg: true, describe: 'a Lambda function\'s handler (handler.js:fn), started by aws-lambda-ric as Lambda starts it, against a Runtime API coldstart serves on 127.0.0.1; ready = init done (its first request for an event); no app command needed' })
+    .option('event', { type: 'string', requiresArg: true, describe: 'with --lambda: a JSON file, the event of a first invocation; ready = its response, init and the first invocation reported apart (a cold start as Lambda bills it)' });
+}
+
+/** The app command and ready moment of --lambda: the runtime client's command unless one is given. */
+function lambdaRun(argv, ctx) {
+  if (argv.lambda == null) {
+    if (argv.event != null) throw new UsageError('--event is the first invocation of a --lambda function: give --lambda handler.js:fn too');
+    return null;
+  }
+  const { parseLambdaHandler, runtimeClient, readEvent } = require('./capture/lambda-function.js');
+  const { handler } = parseLambdaHandler(argv.lambda, ctx.cwd);
+  const event = argv.event != null ? readEvent(argv.event, ctx.cwd) : undefined;
+  const given = argv.appCommand || [];
+  return {
+    command: given.length ? given : ['node', runtimeClient(ctx.cwd), handler],
+    lambda: { handler, event },
+    until: { mode: 'lambda' },
+  };
+}
+
 function captureOptionsFromArgv(argv, ctx) {
+  const lambda = lambdaRun(argv, ctx);
+  return {
+    ...captureFlags(argv, ctx),
+    ...(lambda || {}),
+  };
+}
+
+function captureFlags(argv, ctx) {
   return {
     command: argv.appCommand,
     cwd: ctx.cwd,
@@ -127,4 +162,4 @@ function captureOptionsFromArgv(argv, ctx) {
   };
 }
 
-module.exports = { afterWindowFromArgv, parseDuration, parseUntil, parseInterval, parseCount, parseEsm, captureOptions, captureOptionsFromArgv };
+module.exports = { afterWindowFromArgv, parseDuration, parseUntil, parseInterval, parseCount, parseEsm, captureOptions, lambdaOptions, captureOptionsFromArgv };

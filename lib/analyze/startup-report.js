@@ -80,6 +80,8 @@ function buildReport(captured, extra = {}) {
     served: result.served || null,
     startVerifyMs: result.profile ? require('./container-advice.js').startVerifyMs(result.profile) : null,
     afterReady: result.afterReady ? afterReadyOf(result, network, show) : null,
+    // A Lambda function: init and the first invocation apart, as Lambda bills a cold start.
+    lambda: result.lambda ? lambdaPhases(result.lambda) : null,
     // An APM preload's instrumentations: each one's own load time, and whether what it patches loaded.
     instrumentations: apm.instrumentations,
     ...(extra.runs ? { runs: extra.runs } : {}),
@@ -247,6 +249,14 @@ function provable(verified, command) {
   return { ...verified, advice: verified.advice.map((a) => (a.kind === 'lazy-load' && !a.verified ? { ...a, command: proof } : a)) };
 }
 
+function lambdaPhases({ handler, initMs, invoke }) {
+  return {
+    handler,
+    initMs: round(initMs),
+    invoke: invoke && { ms: round(invoke.ms), requestId: invoke.requestId, ok: invoke.ok, error: invoke.error },
+  };
+}
+
 /** Modules loaded: a production startup report lists packages only, with their module counts. */
 function moduleCount(report) {
   return report.modules.length || (report.packages || []).reduce((n, p) => n + (p.modules || 0), 0);
@@ -257,6 +267,8 @@ function momentOf(until) {
   if (until === 'listen') return 'listening';
   if (until === 'exit') return 'exit';
   if (/^http:/.test(until)) return `first 2xx of ${until}`;
+  if (until === 'lambda init') return 'Lambda init done: the first request for an event';
+  if (until === 'lambda first invocation') return 'Lambda init and the first invocation answered';
   return `the ${until} mark`;
 }
 

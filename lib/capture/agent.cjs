@@ -106,7 +106,11 @@ function startTimingOnly() {
     process.exit(1);
   }, 250).unref();
   if (until === 'exit') process.on('exit', (code) => report('exit', { exitCode: code }));
-  else {
+  else if (until === 'lambda') {
+    // The ready moment is the Runtime API's (the CLI's): it needs this process's start on its clock.
+    const startUs = Number(process.hrtime.bigint() / 1000n) - Math.round(performance.now() * 1000);
+    writeChannelFile(`${process.pid}.clock.json`, { pid: process.pid, startUs });
+  } else {
     onReadyMoment(until, (server) => {
       let address = null;
       try { address = server.address(); } catch { /* closed already */ }
@@ -417,9 +421,10 @@ function start() {
     while ((msg = receiveMessageOnPort(state.esmPort))) noteEsm(msg.message);
   }
 
-  function snapshot(reason, extra) {
+  // atUs: a ready moment the CLI saw (a Lambda runtime's first request for an event), else now.
+  function snapshot(reason, extra, atUs) {
     drainEsm();
-    const readyUs = hrNow();
+    const readyUs = atUs > 0 ? Math.min(atUs, hrNow()) : hrNow();
     const cpuUs = cpuNow() - resumeCpuUs;
     const waitedMs = resumeRunQueueMs == null ? null : runQueueMs() - resumeRunQueueMs;
     return {
@@ -475,10 +480,10 @@ function start() {
   }
 
   /** Ends recording and hands everything to the CLI, which stops the profiler meanwhile. */
-  function finish(reason, extra, hold = true) {
+  function finish(reason, extra, hold = true, atUs = 0) {
     if (state.finished) return null;
     state.finished = true;
-    const data = snapshot(reason, extra);
+    const data = snapshot(reason, extra, atUs);
     // pack --settle: files loaded shortly after the ready moment still count (snapshot() later).
     if (process.env.COLDSTART_SETTLE !== '1' || !hold) state.recording = false;
     // profile --after: what the app waits on and serves after its ready moment is recorded too.

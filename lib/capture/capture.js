@@ -38,6 +38,9 @@ const { driveRequests, targetOf } = require('./request-driver.js');
  *   ready, before it is ended (to ask it something); what it resolves to is result.whileRunning
  * @property {number} [settleMs]       keep recording modules and file reads this long after the ready
  *   moment, the app running on (pack --settle); readyAt stays the ready moment
+ * @property {{ handler: string, event?: any }} [lambda] a Lambda function (until { mode: 'lambda' }):
+ *   the Runtime API served here decides the ready moment: init done, or with an event the answer
+ *   to the first invocation; the result's `lambda` holds init and the invocation apart
  * @property {{ ms: number, requests?: Array<{method: string, path: string}>, rate?: number }} [after]
  *   a window after the ready moment (profile --after): the app runs on this long under a profile of
  *   its own while its requests and outbound network are recorded; with `requests`, coldstart sends
@@ -74,11 +77,15 @@ async function capture(options) {
     resolveOutcome(value);
   };
 
+  // --lambda: the Runtime API the function's runtime asks for its events; it decides the ready moment.
+  const lambda = options.lambda ? await lambdaRuntime() : null;
+  const clocks = new Map(); // pid -> process start (µs), timing-only runs of a Lambda function
+
   const spawnedAt = process.hrtime.bigint();
   const proc = launch({
     command,
     cwd,
-    env: options.env || process.env,
+    env: lambda ? lambda.env : options.env || process.env,
     channel,
     until: readyMomentEnv(until),
     esm: options.esm,
@@ -94,6 +101,7 @@ async function capture(options) {
   const onAnnounce = (name) => {
     if (!name || !name.endsWith('.json') || seen.has(name)) return;
     if (name.endsWith('.ready.json')) return onReadyFile(name);
+    if (name.endsWith('.clock.json')) return onClockFile(name);
     let announce;
     try {
       announce = JSON.parse(fs.readFileSync(path.join(channel, name), 'utf8'));
@@ -124,6 +132,14 @@ async function capture(options) {
     seen.add(name);
     pids.add(payload.pid);
     settle({ type: 'ready-file', payload, outsideMs: Number(process.hrtime.bigint() - spawnedAt) / 1e6 });
+  };
+  const onClockFile = (name) => {
+    try {
+      const { pid, startUs } = JSON.parse(fs.readFileSync(path.join(channel, name), 'utf8'));
+      seen.add(name);
+      pids.add(pid);
+      clocks.set(pid, startUs);
+    } catch { /* not complete yet */ }
   };
   const watcher = fs.watch(channel, (_, name) => onAnnounce(name));
   // fs.watch can coalesce events: a slow scan makes sure no announcement is lost.
@@ -169,9 +185,31 @@ async function capture(options) {
     // Held processes are let go first, so the app's own SIGTERM handlers can run.
     for (const s of sessions.values()) { await s.resume(); await s.close(); }
     if (!options.keepRunning || !result) await proc.kill([...pids, ...childPids(channel)]);
+    if (lambda) lambda.api.close();
     fs.rmSync(channel, { recursive: true, force: true });
   }
   return result;
+
+  // The Runtime API on 127.0.0.1 and the environment Lambda gives a function.
+  async function lambdaRuntime() {
+    const { serveRuntimeApi } = require('./lambda-runtime-api.js');
+    const { lambdaEnvironment } = require('./lambda-function.js');
+    const base = options.env || process.env;
+    const { event, handler } = options.lambda;
+    let initUs = null;
+    const api = await serveRuntimeApi({
+      event,
+      functionName: base.AWS_LAMBDA_FUNCTION_NAME || 'coldstart-function',
+      region: base.AWS_REGION || 'us-east-1',
+      onInit: (atUs) => {
+        initUs = atUs;
+        if (event === undefined) settle({ type: 'lambda', atUs, initUs, invoke: null });
+      },
+      onInvoked: (invoke) => settle({ type: 'lambda', atUs: invoke.endUs, initUs, invoke }),
+      onInitError: (error) => settle({ type: 'lambda-init-error', error }),
+    });
+    return { api, env: lambdaEnvironment({ handler, taskRoot: cwd, runtimeApi: api.address, env: base }) };
+  }
 
   async function finishCapture(what) {
     if (forced) throw new CommandError('interrupted', { exitCode: 130 });
@@ -211,10 +249,18 @@ async function capture(options) {
       if (!payload) throw new CommandError('the app gave no data before it was stopped');
       return buildResult(payload, cpuProfile, what.type === 'interrupted', [], covered);
     }
+    if (what.type === 'lambda') return lambdaResult(what);
+    if (what.type === 'lambda-init-error') {
+      const { errorType, errorMessage } = what.error;
+      const line = `${errorType}: ${errorMessage}`.replace(/\s+/g, ' ').trim();
+      if (errorType === 'Runtime.HandlerNotFound') throw new UsageError(`--lambda ${options.lambda.handler}: ${line}`);
+      throw new CommandError(`the function failed at init: ${line}`, { code: 'APP_FAILED', details: { stderr: proc.stderrTail() } });
+    }
     if (what.type === 'attach-failed') {
       throw new CommandError(`could not attach the profiler to pid ${what.pid} over 127.0.0.1: ${what.error.message}`, { code: 'ATTACH_FAILED' });
     }
     if (what.type === 'timeout') {
+      if (lambda) throw new CommandError(`the function's runtime did not ${options.lambda.event === undefined ? 'finish init (ask the Runtime API for an event)' : 'answer its first invocation'} within ${timeoutMs / 1000}s (--timeout)`, { code: 'TIMEOUT' });
       const hint = until.mode === 'listen' ? ' (use --until 10s to profile an app that never listens)' : '';
       const moment = until.mode === 'exit' ? 'exit' : until.mode === 'http' ? `answer ${until.url} with a 2xx after it listened` : 'listen';
       throw new CommandError(`the app did not ${moment} within ${timeoutMs / 1000}s (--timeout)${hint}`, { code: 'TIMEOUT' });
@@ -231,7 +277,45 @@ async function capture(options) {
     if (exit.code === 0 && until.mode !== 'exit') {
       throw new CommandError('the app exited (code 0) without listening; use --until exit for a script that ends by itself', { code: 'EXIT_WITHOUT_LISTEN' });
     }
-    throw crashError(exit, proc.stderrTail(), until.mode === 'exit' ? 'before its exit could be recorded' : 'before listening');
+    const when = until.mode === 'exit' ? 'before its exit could be recorded' : lambda ? 'before its init ended' : 'before listening';
+    throw crashError(exit, proc.stderrTail(), when);
+  }
+
+  // The Runtime API saw init end (and the first invocation's answer): the function's process, the
+  // newest Node process of the tree (npx and shells come first), ends its recording at that moment.
+  async function lambdaResult(what) {
+    const invoke = what.invoke && {
+      requestId: what.invoke.requestId, ok: what.invoke.ok,
+      ms: (what.invoke.endUs - what.invoke.sentUs) / 1000,
+      error: what.invoke.ok ? null : require('./lambda-runtime-api.js').parseError(what.invoke.body),
+    };
+    if (options.timingOnly) {
+      const [pid, startUs] = await newest(() => [...clocks].sort((a, b) => b[1] - a[1])[0]);
+      return {
+        command, cwd, node: process.version, until: untilLabel(), partial: false, timingOnly: true,
+        pid, readyAt: (what.atUs - startUs) / 1000, address: null,
+        lambda: { initMs: (what.initUs - startUs) / 1000, invoke },
+      };
+    }
+    const session = await newest(() => [...sessions.values()].filter((x) => !x.closed).sort((a, b) => b.announce.startUs - a.announce.startUs)[0]);
+    const payload = await session.finishNow('lambda', what.atUs);
+    const covered = await session.takeCoverage().catch(() => null);
+    const cpuProfile = profile ? await session.stopProfile() : null;
+    if (!payload) throw new CommandError('the function gave no data before it was stopped');
+    const result = buildResult(payload, cpuProfile, false, await ancestorsOf(session), covered);
+    result.lambda = { handler: options.lambda.handler, initMs: (what.initUs - payload.startUs - payload.pausedUs) / 1000, invoke };
+    return result;
+  }
+
+  /** What pick() finds once the agent's announcement has been read (at most a second later). */
+  async function newest(pick) {
+    for (let i = 0; i < 100; i++) {
+      for (const n of fs.readdirSync(channel)) onAnnounce(n);
+      const found = pick();
+      if (found) return found;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new CommandError('the function\'s Node process did not announce itself to coldstart');
   }
 
   // The app runs on for settleMs; what it loaded and read meanwhile joins the ready moment's data.
@@ -289,6 +373,7 @@ async function capture(options) {
   }
 
   function untilLabel() {
+    if (lambda) return options.lambda.event === undefined ? 'lambda init' : 'lambda first invocation';
     if (until.mode === 'duration') return `${until.ms}ms`;
     return until.mode === 'http' ? until.url : until.mode;
   }
@@ -318,7 +403,8 @@ async function capture(options) {
 
   function buildResult(payload, rawProfile, partial, ancestors = [], covered = null) {
     const cpuProfile = rawProfile && trimProfile(rawProfile, payload.resumeUs, payload.readyUs);
-    const root = options.root ? path.resolve(cwd, options.root) : findRoot(payload.mainFile, cwd);
+    // A Lambda function's main file is the runtime client's: its code is the task root's.
+    const root = options.root ? path.resolve(cwd, options.root) : lambda ? cwd : findRoot(payload.mainFile, cwd);
     // Times from the ready process alone; ES modules no hook timed take their evaluation from its profile.
     const modules = moduleRecords(payload, { profile: cpuProfile, clock: { startUs: payload.startUs, pausedUs: payload.pausedUs } });
     // The files: of its ancestors too (their own records), else of these same modules.

@@ -111,10 +111,13 @@ async function attach(announce, options) {
       const { result } = await client.Runtime.evaluate({ expression, returnByValue: true });
       return result && typeof result.value === 'string' ? JSON.parse(result.value) : null;
     },
-    /** Ends recording inside the app now and returns what the agent gathered. */
-    async finishNow(reason) {
+    /**
+     * Ends recording inside the app now and returns what the agent gathered; atUs: the ready
+     * moment when the CLI saw it first (on the agent's clock).
+     */
+    async finishNow(reason, atUs = 0) {
       const expression = `(() => { const a = ${AGENT};
-        if (!a) return null; const d = a.finish(${JSON.stringify(reason)}, null, false) || a.snapshot(${JSON.stringify(reason)});
+        if (!a) return null; const d = a.finish(${JSON.stringify(reason)}, null, false, ${Number(atUs) || 0}) || a.snapshot(${JSON.stringify(reason)});
         return JSON.stringify(d); })()`;
       const { result } = await client.Runtime.evaluate({ expression, returnByValue: true });
       return result && typeof result.value === 'string' ? JSON.parse(result.value) : null;

@@ -3,12 +3,12 @@
 // deterministic tar of the startup files. Or --manifest: pack a saved list.
 const path = require('path');
 const { UsageError } = require('../errors.js');
-const { captureOptions, captureOptionsFromArgv } = require('../options.js');
+const { captureOptions, lambdaOptions, captureOptionsFromArgv } = require('../options.js');
 
 module.exports = {
   command: 'pack [command..]',
   describe: 'archive the files an app needs to start (run it to listen, or --manifest a saved list)',
-  builder: (yargs) => captureOptions(yargs)
+  builder: (yargs) => lambdaOptions(captureOptions(yargs))
     .option('manifest', { type: 'string', describe: 'pack the paths listed in this file (startup-files.txt) instead of running the app' })
     .option('code-cache', { type: 'boolean', default: false, describe: 'also store V8 code cache for the CommonJS startup modules, used by start --mode memory (the cache bytes differ from pack to pack)' })
     .option('settle', { type: 'string', describe: 'keep recording this long after the ready moment (e.g. 500ms), for files the app loads just after it (an import() after listen); they are packed, and in the code cache with --code-cache' })
@@ -28,6 +28,9 @@ module.exports = {
     try {
       if (argv.manifest && argv.appCommand.length) throw new UsageError('give either --manifest or an app command, not both');
       if (snapshot && argv.manifest) throw new UsageError('--snapshot needs the app run, not --manifest: it evaluates the modules the run loaded');
+      if (argv.lambda != null && (snapshot || argv.manifest)) {
+        throw new UsageError('--lambda packs what a run of the function reads: not with --manifest or --snapshot');
+      }
       const { packApp } = require('../pack/pack-app.js');
       summary = await packApp({
         out,
@@ -36,7 +39,8 @@ module.exports = {
         cwd: ctx.cwd,
         capture: argv.manifest ? null : { ...captureOptionsFromArgv(argv, ctx), settleMs: settleMs(argv) },
         codeCache: argv.codeCache,
-        codeCacheRun: argv.codeCacheRun,
+        // A function's ready moment is the Runtime API's, which a recording under start cannot see.
+        codeCacheRun: argv.codeCacheRun && argv.lambda == null,
         snapshot,
         check: argv.check,
         status: progress.phase,

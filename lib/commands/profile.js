@@ -1,14 +1,14 @@
 'use strict';
 // coldstart profile -- <command>: capture + analyse + report.
 const path = require('path');
-const { afterWindowFromArgv, parseCount, parseInterval, captureOptions, captureOptionsFromArgv } = require('../options.js');
+const { afterWindowFromArgv, parseCount, parseInterval, captureOptions, lambdaOptions, captureOptionsFromArgv } = require('../options.js');
 const { ensureWritableDir } = require('../output-target.js');
 const { UsageError } = require('../errors.js');
 
 module.exports = {
   command: 'profile [command..]',
   describe: 'run an app from process start until it listens; write a CPU profile, the files it read and a require-time report',
-  builder: (yargs) => captureOptions(yargs)
+  builder: (yargs) => lambdaOptions(captureOptions(yargs))
     .option('interval', { type: 'string', default: '1000', describe: 'CPU sampling interval in microseconds' })
     .option('runs', { type: 'string', default: '1', describe: 'profile the app this many times; advice then holds only what most runs found, with the median estimate and its interval (the artifacts are the median run\'s)' })
     .option('coverage', { type: 'boolean', default: false, describe: 'record which functions ran before ready and advise modules to load lazily (costs up to ~15% of readyAt)' })

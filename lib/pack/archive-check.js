@@ -12,7 +12,7 @@ const { relativeInside } = require('../paths.js');
 
 /**
  * @param {{ archive: string, root: string, appRun: { command: string[], cwd: string, env?: object,
- *   until?: object, timeoutMs?: number }, leftOut?: string[], signal?: AbortSignal }} options
+ *   until?: object, lambda?: object, timeoutMs?: number }, leftOut?: string[], signal?: AbortSignal }} options
  *   leftOut: root-relative startup files pack said it leaves out (a link leading outside the root):
  *   the copy links them to where they are, as the disk beside the archive has them
  * @returns {Promise<{ ms: number, readyAt: number }>} the copy's start; throws PACK_CHECK_FAILED
@@ -36,6 +36,7 @@ async function checkArchive({ archive, root, appRun, leftOut = [], signal }) {
         cwd: moved(appRun.cwd),
         env: appRun.env,
         until: appRun.until,
+        lambda: appRun.lambda, // the copy is the task root
         timeoutMs: appRun.timeoutMs,
         root: copy,
         timingOnly: true,

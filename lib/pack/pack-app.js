@@ -50,8 +50,8 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
     listed = result.files.map((f) => f.path);
     index = startupIndex(result);
     order = result.modules.map((m) => relativeInside(result.root, m.file)).filter(Boolean);
-    const { command, env, until, timeoutMs, settleMs } = captureOptions;
-    appRun = { command, cwd: captureOptions.cwd, env, until, timeoutMs, settleMs };
+    const { command, env, until, timeoutMs, settleMs, lambda } = captureOptions;
+    appRun = { command, cwd: captureOptions.cwd, env, until, timeoutMs, settleMs, lambda };
     outsideRoot = result.outsideRoot;
     readyAt = result.readyAt;
   }

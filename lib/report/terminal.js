@@ -36,6 +36,14 @@ const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
  * @param {object} report report.json content
  * @param {{ color?: boolean, artifacts?: {profile?, files?, report?} }} [opts]
  */
+/** A Lambda cold start's two phases, as Lambda bills them. */
+function lambdaLine({ handler, initMs, invoke }, c) {
+  const init = `  Lambda ${handler}: init ${c.bold(ms(initMs))}`;
+  if (!invoke) return `${init} (to the runtime's first request for an event)`;
+  const outcome = invoke.ok ? 'answered' : `failed: ${invoke.error ? `${invoke.error.errorType}: ${invoke.error.errorMessage}` : 'error'}`;
+  return `${init} + first invocation ${c.bold(ms(invoke.ms))} (${outcome})`;
+}
+
 function renderProfileSummary(report, opts = {}) {
   const c = palette(opts.color);
   const h = headline(report, 5);
@@ -46,6 +54,7 @@ function renderProfileSummary(report, opts = {}) {
   lines.push(`  ${count(report.modules.length, 'module')}, ${count(report.files, 'file')}, ${size(report.bytes)} read to start` +
     (report.outsideRoot.length ? `, ${count(report.outsideRoot.length, 'file')} outside the root` : ''));
   lines.push(`  root ${report.root}   node ${report.node}`);
+  if (report.lambda) lines.push(lambdaLine(report.lambda, c));
   const busy = busyLine(report.machine, report.runs);
   if (busy) lines.push(c.yellow(`  ${busy}`));
   if (report.container) lines.push(`  in a container of ${report.container.image} under ${report.container.runtime}${report.container.runtime === 'runsc' ? ' (gVisor)' : ''}`);
