@@ -140,7 +140,8 @@ function lambdaRun(argv, ctx) {
 }
 
 function captureOptionsFromArgv(argv, ctx) {
-  const lambda = lambdaRun(argv, ctx);
+  // With --docker the handler is the image's: the capture inside the container finds it.
+  const lambda = argv.docker == null ? lambdaRun(argv, ctx) : null;
   return {
     ...captureFlags(argv, ctx),
     ...(lambda || {}),

@@ -66,3 +66,44 @@ test('the Functions Framework: profile to listen and to the first answer, pack (
     assert.strictEqual(preloaded.stderr.split('\n').filter((l) => l.startsWith('coldstart: serving')).length, 1, preloaded.stderr);
   } finally { rm(dir); }
 });
+
+// The problem statement's second article on a function: a client made in the handler opens a new
+// connection on every invocation; made once outside it with a keep-alive agent, one connection
+// serves them all. profile --after with coldstart's requests says which.
+test('a function calling an HTTPS backend: a client made per invocation is named (a new connection each time); one kept outside the handler is not', { timeout: 300_000 }, async () => {
+  const { makeCertificate, startServer } = require('./helpers/https-backend.js');
+  const tmp = fs.mkdtempSync(path.join(require('os').tmpdir(), 'cs-gcf-backend-'));
+  const pems = makeCertificate(tmp);
+  assert.ok(pems, 'openssl makes the backend its certificate');
+  const dir = copyFixture('gcf-backend');
+  try {
+    const seen = {};
+    for (const client of ['inside', 'outside']) {
+      const backend = await startServer(pems, false);
+      try {
+        const out = path.join(tmp, client);
+        const r = await runCli(['profile', '--out', out, '--after', '2s', '--request', 'GET /', '--rate', '5', '--', 'npx', '--no-install', 'functions-framework', '--target=api'], {
+          cwd: dir,
+          env: { NET_TARGET: `https://localhost:${backend.address().port}`, CLIENT: client, NODE_EXTRA_CA_CERTS: pems.cert },
+        });
+        assert.strictEqual(r.code, 0, r.stderr);
+        const a = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8')).afterReady;
+        assert.strictEqual(a.sent.answered, a.sent.count, JSON.stringify(a.sent));
+        const calls = a.connections.find((c) => c.host === 'localhost');
+        seen[client] = { calls, finding: a.findings.find((f) => f.kind === 'no-connection-reuse'), stdout: r.stdout, tls: backend.tlsConnections };
+      } finally {
+        backend.close();
+      }
+    }
+    const { inside, outside } = seen;
+    assert.deepStrictEqual([inside.calls.newConnections, inside.calls.reused], [inside.calls.requests, 0], JSON.stringify(inside.calls));
+    assert.strictEqual(inside.tls, inside.calls.requests, 'the backend saw a handshake per invocation');
+    assert.ok(inside.finding && inside.finding.requests === inside.calls.requests, JSON.stringify(inside.finding));
+    assert.match(inside.stdout, /\d+ requests to localhost:\d+ opened \d+ new connections \([\d.]+ ms each for DNS, connect and TLS\): keep one client with a keep-alive agent/);
+    assert.deepStrictEqual([outside.calls.newConnections, outside.tls], [1, 1], JSON.stringify(outside.calls));
+    assert.strictEqual(outside.finding, undefined);
+  } finally {
+    rm(dir);
+    rm(tmp);
+  }
+});

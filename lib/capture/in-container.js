@@ -48,17 +48,18 @@ async function imageStart(docker, image) {
 }
 
 /**
- * @param {{ image: string, runtime: 'runc'|'runsc', command: string[], profileArgs: string[],
+ * @param {{ image: string, runtime: 'runc'|'runsc', command: string[], lambda?: boolean, profileArgs: string[],
  *   outDir: string, timeoutMs: number, signal?: AbortSignal }} options profileArgs: the flags of
- *   `coldstart profile` to use inside (the ready moment, coverage, …)
+ *   `coldstart profile` to use inside (the ready moment, coverage, --lambda, …)
  * @returns {Promise<{ report: object, files: string[], appOutput: string, command: string[] }>} the
  *   report as the capture inside wrote it and the artifacts' names, now in outDir
  */
-async function profileInContainer({ image, runtime, command, profileArgs, outDir, timeoutMs, signal }) {
+async function profileInContainer({ image, runtime, command, lambda = false, profileArgs, outDir, timeoutMs, signal }) {
   const { docker, runContainer, stopAllContainers } = require('../bench/docker.js');
   const start = await imageStart(docker, image);
-  const appCommand = command.length ? command : start.command;
-  if (!appCommand.length) throw new UsageError(`image ${image} has no ENTRYPOINT or CMD: give the app command after --`);
+  // A Lambda function (profileArgs hold --lambda) is started by its runtime client, not by the image's command.
+  const appCommand = command.length || lambda ? command : start.command;
+  if (!appCommand.length && !lambda) throw new UsageError(`image ${image} has no ENTRYPOINT or CMD: give the app command after --`);
   const exchange = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-container-out-'));
   fs.chmodSync(exchange, 0o777); // written by the image's user, whoever it is
   const mount = coldstartMount();
@@ -74,7 +75,7 @@ async function profileInContainer({ image, runtime, command, profileArgs, outDir
       env: { TMPDIR: TMP_IN_CONTAINER, CI: '' },
       dockerArgs: ['--volume', `${mount.source}:${mount.target}:ro`, '--volume', `${exchange}:${OUT_IN_CONTAINER}`, '--entrypoint', start.node],
       leftovers: [exchange], // removed with the container if this process is killed
-      args: [mount.bin, 'profile', '--json', '--out', OUT_IN_CONTAINER, ...profileArgs, '--', ...appCommand],
+      args: [mount.bin, 'profile', '--json', '--out', OUT_IN_CONTAINER, ...profileArgs, ...(appCommand.length ? ['--', ...appCommand] : [])],
     });
     if (signal && signal.aborted) throw new CommandError('interrupted', { exitCode: 130 });
     if (r.timedOut) throw new CommandError(`the container did not finish the capture within ${Math.round(timeoutMs / 1000)} s`, { code: 'TIMEOUT' });

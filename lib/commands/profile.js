@@ -171,6 +171,9 @@ function innerProfileArgs(argv) {
   if (argv.after != null) args.push('--after', argv.after);
   for (const request of [].concat(argv.request || [])) args.push('--request', request);
   if (argv.rate != null) args.push('--rate', argv.rate);
+  // A Lambda function: its handler and event are the image's files, found in its WORKDIR.
+  if (argv.lambda != null) args.push('--lambda', argv.lambda);
+  if (argv.event != null) args.push('--event', argv.event);
   return args;
 }
 
@@ -182,7 +185,7 @@ async function profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs }
   // Room for the engine to start the container (gVisor is slower) and for every run inside.
   const containerMs = 120_000 + timeoutMs * (1 + 4 * verifyRuns) + (after ? after.ms : 0);
   const got = await withInterrupts((traps) => profileInContainer({
-    image: argv.docker, runtime, command: argv.appCommand || [], profileArgs: innerProfileArgs(argv), outDir, timeoutMs: containerMs, signal: traps.signal,
+    image: argv.docker, runtime, command: argv.appCommand || [], lambda: argv.lambda != null, profileArgs: innerProfileArgs(argv), outDir, timeoutMs: containerMs, signal: traps.signal,
   }));
   if (got.appOutput && !argv.quiet) ctx.stderr.write(got.appOutput.endsWith('\n') ? got.appOutput : `${got.appOutput}\n`);
   const shown = (name) => path.relative(ctx.cwd, path.join(outDir, name)) || name;

@@ -21,6 +21,7 @@ function preload(env = process.env) {
   const { isMainThread } = require('node:worker_threads');
   if (!isMainThread) return; // worker threads get NODE_OPTIONS too
   if (require('../package-manager-script.js').isPackageManager(process.argv[1])) return; // npm start: the app below it
+  if (isColdstartCli(process.argv[1])) return; // profile --docker in the function's environment: the app below it
   const started = performance.now();
   const { warn, loadArchive } = require('./launcher.js');
   try {
@@ -34,6 +35,18 @@ function preload(env = process.env) {
     }, root, started);
   } catch (err) {
     warn(`the preload could not serve ${env.COLDSTART_ARCHIVE} (${err.message}); the app starts without it`);
+  }
+}
+
+/** Whether the main script is coldstart's CLI (any install of it, or its node_modules/.bin link). */
+function isColdstartCli(main) {
+  if (!main || !['coldstart', 'coldstart.js'].includes(path.basename(main))) return false;
+  try {
+    const fs = require('node:fs');
+    const bin = fs.realpathSync(main);
+    return JSON.parse(fs.readFileSync(path.join(path.dirname(bin), '..', 'package.json'), 'utf8')).name === 'coldstart';
+  } catch {
+    return false;
   }
 }
 

@@ -1,0 +1,55 @@
+'use strict';
+// A Lambda function's container image under gVisor (runsc), built from the Dockerfile
+// docs/lambda.md shows, as Lambda's container images hold a function: the handler and its node_modules under /var/task, the archive pack made beside it, and
+// NODE_OPTIONS set as the function's environment would set it. profile --docker --lambda serves
+// the Runtime API inside the container (no network) and profiles init and the first invocation.
+const { test, after } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { buildImage, removeImages } = require('../lib/bench/docker.js');
+const { needDocker, scratch, cleanup, BASE_IMAGE, REPO } = require('./helpers/docker.js');
+const { registryFixture } = require('./helpers/registry-fixture.js');
+const { runCli, rm } = require('./helpers/app.js');
+
+const built = [];
+after(async () => {
+  await removeImages(built);
+  await cleanup();
+});
+
+test('a Lambda image under runsc: the preload in NODE_OPTIONS serves the packed archive at init; init and the first invocation profiled inside', { timeout: 20 * 60 * 1000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  const dir = registryFixture(t, 'lambda-app');
+  if (!dir) return;
+  try {
+    const packed = await runCli(['pack', '--lambda', 'handler.js:handler', '--event', 'event.json', '--out', 'startup.tar'], { cwd: dir });
+    assert.equal(packed.code, 0, packed.stderr);
+    // coldstart installed beside the function, as `npm install coldstart` would: the preload needs its own files only.
+    const own = path.join(dir, 'node_modules', 'coldstart');
+    for (const f of ['package.json', 'start.js', 'lib']) fs.cpSync(path.join(REPO, f), path.join(own, f), { recursive: true });
+    // The Dockerfile docs/lambda.md shows, as it shows it.
+    const dockerfile = path.join(scratch(), 'Dockerfile.lambda');
+    const shown = /```dockerfile\n([\s\S]*?)```/.exec(fs.readFileSync(path.join(REPO, 'docs', 'lambda.md'), 'utf8'));
+    assert.ok(shown, 'docs/lambda.md shows a Dockerfile');
+    fs.writeFileSync(dockerfile, shown[1]);
+    const tag = `coldstart-test-lambda:${process.pid}`;
+    await buildImage({ context: dir, dockerfile, tag, buildArgs: { NODE_IMAGE: BASE_IMAGE }, timeoutMs: 300_000 });
+    built.push(tag);
+
+    const out = path.join(scratch(), 'lambda-out');
+    const r = await runCli(['profile', '--docker', tag, '--runtime', 'runsc', '--lambda', 'handler.js:handler', '--event', 'event.json', '--out', out], { cwd: scratch() });
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+    assert.equal(report.root, '/var/task');
+    assert.equal(report.served && report.served.mode, 'memory', JSON.stringify(report.served));
+    assert.match(r.stderr, /coldstart: serving \d+ files, [\d.]+ kB from memory/);
+    assert.equal(r.stderr.match(/coldstart: serving/g).length, 1, 'served to the function, not to coldstart\'s own CLI');
+    assert.ok(report.lambda.invoke.ok, JSON.stringify(report.lambda));
+    assert.ok(report.lambda.initMs > 0 && report.readyAt >= report.lambda.initMs + report.lambda.invoke.ms);
+    assert.match(r.stdout, /Lambda handler\.handler: init [\d.]+ ms \+ first invocation [\d.]+ ms \(answered\)/);
+    t.diagnostic(`under runsc: init ${report.lambda.initMs} ms, first invocation ${report.lambda.invoke.ms} ms`);
+  } finally {
+    rm(dir);
+  }
+});
