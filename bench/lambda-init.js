@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { requireDocker, buildImage, runContainer, removeImages } = require('../lib/bench/docker.js');
+const { requireDocker, buildImage, runContainer, removeImages, runscVersion } = require('../lib/bench/docker.js');
 const { alternateRuns } = require('../lib/measure/alternate-runs.js');
 const { medianInterval, compareSamples, formatMedianInterval } = require('../lib/stats.js');
 const { describeMachine } = require('../lib/bench/runner.js');
@@ -40,10 +40,11 @@ async function main() {
     const dockerfile = path.join(dir, 'Dockerfile.bench');
     fs.writeFileSync(dockerfile, /```dockerfile\n([\s\S]*?)```/.exec(fs.readFileSync(path.join(REPO, 'docs', 'lambda.md'), 'utf8'))[1]);
     await buildImage({ context: dir, dockerfile, tag, buildArgs: { NODE_IMAGE: 'coldstart-node:local' } });
+    const machine = describeMachine();
     const files = (/packed (\d+) files/.exec(packed.stdout + packed.stderr) || [])[1];
     const lines = [
       `## A Lambda function's cold start in a container: plain and served by the preload`, '',
-      `${describeMachine()}; load average before: ${os.loadavg().map((n) => n.toFixed(2)).join(' ')}.`,
+      `${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${runscVersion()}; load average before: ${os.loadavg().map((n) => n.toFixed(2)).join(' ')}.`,
       `Handler \`${values.handler}\` of fixtures/lambda-app (aws-lambda-ric 4.0.2, @aws-sdk/client-dynamodb and lib-dynamodb); the archive holds ${files} files.`,
       `Plain and preload alternated, ${runs} runs each per runtime; ms from the runtime's spawn, timed by a Runtime API inside the container.`, '',
       '| runtime | phase | plain | preload | preload − plain |', '|---|---|---:|---:|---:|',
