@@ -59,15 +59,41 @@ install_packages() {
   say "installed ${missing[*]} in $(since "$t0")"
 }
 
-# write_config FILE RUNSC_PATH: the daemon config from shared/ENVIRONMENT.md, written atomically.
+# gVisor as Cloud Run runs it today (2024-07, systrap platform and directfs by default), beside
+# Debian bookworm's 2022 build (ptrace): Debian's bookworm-backports package, fetched from the
+# machine's own mirror without touching its apt sources, unpacked under /opt.
+RUNSC_2024=/opt/runsc-2024/usr/bin/runsc
+install_runsc_2024() {
+  [ -x "$RUNSC_2024" ] && return 0
+  local uri a t0; t0=$(now)
+  uri=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources 2>/dev/null)
+  [ -n "$uri" ] || uri=http://deb.debian.org/debian
+  a=$(mktemp -d); mkdir -p "$a/lists/partial"
+  echo "deb $uri bookworm-backports main" >"$a/sources.list"
+  local o=(-o "Dir::Etc::SourceList=$a/sources.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$a/lists")
+  if apt-get "${o[@]}" update -qq >>"$STATE_DIR/apt.log" 2>&1 \
+    && (cd "$a" && apt-get "${o[@]}" download runsc/bookworm-backports >>"$STATE_DIR/apt.log" 2>&1) \
+    && dpkg -x "$a"/runsc_*.deb /opt/runsc-2024; then
+    say "installed gVisor 2024 ($("$RUNSC_2024" --version | head -1)) in $(since "$t0")"
+  else
+    say "warning: could not fetch runsc from bookworm-backports (log: $STATE_DIR/apt.log): no runsc-2024 runtime"
+  fi
+  rm -rf "$a"
+}
+
+# write_config FILE RUNSC_PATH: the daemon config from shared/ENVIRONMENT.md, written atomically;
+# runsc-2024 registered beside runsc when it is installed.
 write_config() {
+  local more=""
+  [ -x "$RUNSC_2024" ] && more=",
+    \"runsc-2024\": { \"path\": \"$RUNSC_2024\", \"runtimeArgs\": [\"--network=none\"] }"
   cat >"$1.tmp" <<EOF
 {
   "bridge": "none",
   "iptables": false,
   "ip-masq": false,
   "runtimes": {
-    "runsc": { "path": "$2", "runtimeArgs": ["--network=none"] }
+    "runsc": { "path": "$2", "runtimeArgs": ["--network=none"] }$more
   }
 }
 EOF
@@ -102,6 +128,12 @@ start_engine() {
   if pid=$(our_pid) && engine_answers; then
     say "engine already running (pid $pid)"
     check_engine_config
+    if [ -x "$RUNSC_2024" ] && ! "$DOCKER" info --format '{{json .Runtimes}}' | grep -q '"runsc-2024"'; then
+      write_config "$CONFIG_FILE" "$(command -v runsc)"
+      kill -HUP "$pid" # dockerd reloads its runtimes
+      sleep 1
+      say "registered runsc-2024 with the running engine"
+    fi
     return 0
   fi
   if engine_answers; then
@@ -227,6 +259,7 @@ check_buildkit() {
 }
 
 install_packages
+install_runsc_2024
 start_engine
 build_base_images
 check_buildkit

@@ -12,7 +12,7 @@ const path = require('node:path');
 const { assembleContext, runContainer } = require('../lib/bench/docker.js');
 const { CommandError } = require('../lib/errors.js');
 const {
-  REPO, DISTROLESS_BASE_IMAGE, needDocker, scratch, fixtureContext, imageOnce, cleanup,
+  REPO, DISTROLESS_BASE_IMAGE, needDocker, testedRuntimes, scratch, fixtureContext, imageOnce, cleanup,
 } = require('./helpers/docker.js');
 
 const SNIPPETS = path.join(REPO, 'dockerfile-snippets');
@@ -59,14 +59,14 @@ test('assembleContext: the app, its dependency closure, and coldstart with its o
     (err) => err instanceof CommandError && err.code === 'PACKAGE_MISSING' && /no-such-package/.test(err.message));
 });
 
-test('base image: a plain node server reaches listen under runc and runsc', { timeout: 180_000 }, async (t) => {
+test('base image: a plain node server reaches listen under runc and both gVisors', { timeout: 180_000 }, async (t) => {
   if (!(await needDocker(t))) return;
   const dockerfile = path.join(scratch(), 'Dockerfile.plain');
   fs.writeFileSync(dockerfile,
     'ARG NODE_IMAGE=node:20-slim\nFROM ${NODE_IMAGE}\nWORKDIR /app\nCOPY . .\nCMD ["node","server.js"]\n');
   const image = await imageOnce('plain', { dockerfile });
   t.diagnostic(`plain image built in ${Math.round(image.ms)} ms`);
-  for (const runtime of ['runc', 'runsc']) {
+  for (const runtime of await testedRuntimes(t)) {
     const r = await runContainer({ image: image.tag, runtime, until: LISTENING, timeoutMs: 60_000 });
     assert.ok(r.matched, `plain node under ${runtime}: ${describeRun(r)}`);
     t.diagnostic(`${runtime}: listening after ${Math.round(r.ms)} ms`);
@@ -80,10 +80,10 @@ test('Dockerfile.npm under runc: start extracts the archive, then the app listen
   await assertStartsFromArchive(t, image.tag, 'runc');
 });
 
-test('Dockerfile.npm under runsc (gVisor) with an in-memory /tmp', { timeout: 240_000 }, async (t) => {
+test('Dockerfile.npm under both gVisors with an in-memory /tmp', { timeout: 240_000 }, async (t) => {
   if (!(await needDocker(t))) return;
   const image = await imageOnce('npm', { dockerfile: path.join(SNIPPETS, 'Dockerfile.npm') });
-  await assertStartsFromArchive(t, image.tag, 'runsc', { tmpfs: [IN_MEMORY_TMP] });
+  for (const runtime of (await testedRuntimes(t)).filter((r) => r !== 'runc')) await assertStartsFromArchive(t, image.tag, runtime, { tmpfs: [IN_MEMORY_TMP] });
 });
 
 test('Dockerfile.distroless: the final image runs with node as entrypoint and no shell', { timeout: 240_000 }, async (t) => {

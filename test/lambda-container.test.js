@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { buildImage, removeImages } = require('../lib/bench/docker.js');
-const { needDocker, scratch, cleanup, BASE_IMAGE, REPO } = require('./helpers/docker.js');
+const { needDocker, testedRuntimes, scratch, cleanup, BASE_IMAGE, REPO } = require('./helpers/docker.js');
 const { registryFixture } = require('./helpers/registry-fixture.js');
 const { runCli, rm } = require('./helpers/app.js');
 
@@ -18,7 +18,7 @@ after(async () => {
   await cleanup();
 });
 
-test('a Lambda image under runsc: the preload in NODE_OPTIONS serves the packed archive at init; init and the first invocation profiled inside', { timeout: 20 * 60 * 1000 }, async (t) => {
+test('a Lambda image under both gVisors: the preload in NODE_OPTIONS serves the packed archive at init; init and the first invocation profiled inside', { timeout: 20 * 60 * 1000 }, async (t) => {
   if (!(await needDocker(t))) return;
   const dir = registryFixture(t, 'lambda-app');
   if (!dir) return;
@@ -37,18 +37,20 @@ test('a Lambda image under runsc: the preload in NODE_OPTIONS serves the packed 
     await buildImage({ context: dir, dockerfile, tag, buildArgs: { NODE_IMAGE: BASE_IMAGE }, timeoutMs: 300_000 });
     built.push(tag);
 
-    const out = path.join(scratch(), 'lambda-out');
-    const r = await runCli(['profile', '--docker', tag, '--runtime', 'runsc', '--lambda', 'handler.js:handler', '--event', 'event.json', '--out', out], { cwd: scratch() });
-    assert.equal(r.code, 0, r.stderr);
-    const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
-    assert.equal(report.root, '/var/task');
-    assert.equal(report.served && report.served.mode, 'memory', JSON.stringify(report.served));
-    assert.match(r.stderr, /coldstart: serving \d+ files, [\d.]+ kB from memory/);
-    assert.equal(r.stderr.match(/coldstart: serving/g).length, 1, 'served to the function, not to coldstart\'s own CLI');
-    assert.ok(report.lambda.invoke.ok, JSON.stringify(report.lambda));
-    assert.ok(report.lambda.initMs > 0 && report.readyAt >= report.lambda.initMs + report.lambda.invoke.ms);
-    assert.match(r.stdout, /Lambda handler\.handler: init [\d.]+ ms \+ first invocation [\d.]+ ms \(answered\)/);
-    t.diagnostic(`under runsc: init ${report.lambda.initMs} ms, first invocation ${report.lambda.invoke.ms} ms`);
+    for (const runtime of (await testedRuntimes(t)).filter((x) => x !== 'runc')) {
+      const out = path.join(scratch(), `lambda-out-${runtime}`);
+      const r = await runCli(['profile', '--docker', tag, '--runtime', runtime, '--lambda', 'handler.js:handler', '--event', 'event.json', '--out', out], { cwd: scratch() });
+      assert.equal(r.code, 0, r.stderr);
+      const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+      assert.equal(report.root, '/var/task');
+      assert.equal(report.served && report.served.mode, 'memory', JSON.stringify(report.served));
+      assert.match(r.stderr, /coldstart: serving \d+ files, [\d.]+ kB from memory/);
+      assert.equal(r.stderr.match(/coldstart: serving/g).length, 1, 'served to the function, not to coldstart\'s own CLI');
+      assert.ok(report.lambda.invoke.ok, JSON.stringify(report.lambda));
+      assert.ok(report.lambda.initMs > 0 && report.readyAt >= report.lambda.initMs + report.lambda.invoke.ms);
+      assert.match(r.stdout, /Lambda handler\.handler: init [\d.]+ ms \+ first invocation [\d.]+ ms \(answered\)/);
+      t.diagnostic(`under ${runtime}: init ${report.lambda.initMs} ms, first invocation ${report.lambda.invoke.ms} ms`);
+    }
   } finally {
     rm(dir);
   }

@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { docker } = require('../lib/bench/docker.js');
-const { needDocker, scratch, imageOnce, cleanup } = require('./helpers/docker.js');
+const { RUNTIMES, needDocker, testedRuntimes, scratch, imageOnce, cleanup } = require('./helpers/docker.js');
 const { runCli, spawnCli } = require('./helpers/app.js');
 
 after(cleanup);
@@ -26,9 +26,10 @@ async function leftoverContainers() {
   return r.stdout.trim().split('\n').filter(Boolean);
 }
 
-for (const runtime of ['runc', 'runsc']) {
+for (const runtime of RUNTIMES) {
   test(`profile --docker under ${runtime}: the image's own start, profiled inside; the report here, with container paths`, { timeout: 240_000 }, async (t) => {
     if (!(await needDocker(t))) return;
+    if (!(await testedRuntimes(t)).includes(runtime)) return;
     const image = await appImage();
     const out = path.join(scratch(), `out-${runtime}`);
     const r = await runCli(['profile', '--docker', image, '--runtime', runtime, '--out', out], { cwd: scratch() });
@@ -103,7 +104,7 @@ test('profile --docker: Ctrl-C stops the container', { timeout: 120_000 }, async
   assert.equal(left.stdout.trim(), '', 'the container is gone');
 });
 
-test('profile --docker bad input: an image the engine does not have, --runtime alone, --keep-running: one line, exit 2', { timeout: 60_000 }, async (t) => {
+test('profile --docker bad input: an image the engine does not have, a runtime it does not have, --runtime alone, --keep-running: one line, exit 2', { timeout: 60_000 }, async (t) => {
   const alone = await runCli(['profile', '--runtime', 'runsc', '--', 'node', 'server.js'], { cwd: scratch() });
   assert.equal(alone.code, 2);
   assert.match(alone.stderr, /--runtime is the container runtime of --docker/);
@@ -117,6 +118,14 @@ test('profile --docker bad input: an image the engine does not have, --runtime a
   assert.match(missing.stderr, /no image "coldstart-no-such-image:none" in the Docker engine/);
   assert.equal(missing.stderr.trim().split('\n').length, 1, missing.stderr);
   assert.ok(!fs.existsSync(out), 'nothing written');
+  // Any runtime the engine has is accepted; another is named with the engine's own list.
+  const { runtimes } = await require('../lib/bench/docker.js').requireDocker();
+  for (const args of [['profile', '--docker', 'x', '--runtime', 'notaruntime', '--out', out], ['bench', '--docker', '--runtime', 'runc,notaruntime', '--', 'node', 'server.js']]) {
+    const r = await runCli(args, { cwd: path.join(require('./helpers/app.js').REPO, 'fixtures', 'docker-app') });
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr.trim(), `coldstart: unknown --runtime "notaruntime": this Docker engine has ${runtimes.join(', ')}`);
+    assert.ok(!fs.existsSync(out), 'nothing written');
+  }
 });
 
 test('profile --docker: what the container leaves in the exchange is data: a planted link or FIFO is refused (nothing written, no hang), files profile does not write never reach --out', { timeout: 240_000 }, async (t) => {

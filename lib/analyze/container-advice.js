@@ -6,6 +6,8 @@
 // is what a code cache in the archive saves. Pure: report.json (with `container`, its CPU profile
 // categories and startVerifyMs) in, findings out.
 
+const { isGvisor } = require('../gvisor.js');
+
 // Below this, a finding is not worth a line.
 const MIN_MS = 10;
 // Where `coldstart start --verify size` checks each packed file against the disk (a stat each).
@@ -49,7 +51,7 @@ function underColdstartStart(command) {
 function containerAdvice(report) {
   const cat = report.categories;
   if (!report.container || !cat) return [];
-  const where = `${report.container.runtime === 'runsc' ? 'gVisor (runsc)' : report.container.runtime}`;
+  const where = isGvisor(report.container.runtime) ? `gVisor (${report.container.runtime})` : report.container.runtime;
   const round = (n) => Math.round(n * 100) / 100;
   const advice = [];
   if (!report.served && !underColdstartStart(report.command || [])) {

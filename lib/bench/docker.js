@@ -11,7 +11,8 @@ const { CommandError, UsageError } = require('../errors.js');
 const { findPackageDir } = require('../bundle/runtime-modules.js');
 
 const SETUP_HINT = 'run .ci/docker-up.sh';
-const RUNTIMES = ['runc', 'runsc'];
+// A runtime's name as the engine registers it (runc, runsc, runsc-2024, ...): a word, never an option.
+const RUNTIME_NAME = /^[A-Za-z0-9][\w.-]*$/;
 const COLDSTART_ROOT = path.resolve(__dirname, '..', '..');
 // Options that would give a container a network or take the container's name from us.
 const FORBIDDEN_RUN_OPTIONS = /^--(net|network|name|rm)(=|$)/;
@@ -124,7 +125,7 @@ async function buildImage({ context, dockerfile, tag, buildArgs = {}, target, ti
  * Runs a container with --rm and --network none. With `until`, the container is killed as soon as
  * its output matches (a server never exits by itself) and `ms` is the time to that match; else it
  * runs to its end. On timeout it is killed (docker kill by the name chosen here).
- * @param {{image: string, runtime?: 'runc'|'runsc', args?: string[], tmpfs?: string[],
+ * @param {{image: string, runtime?: string, args?: string[], tmpfs?: string[],
  *          env?: Record<string,string>, until?: RegExp | ((stdout: string, stderr: string) => boolean),
  *          timeoutMs?: number, dockerArgs?: string[]}} options
  *   tmpfs entries are `path` or `path:options`, e.g. '/tmp:rw,exec,size=256m' (Cloud Run keeps
@@ -135,7 +136,7 @@ async function buildImage({ context, dockerfile, tag, buildArgs = {}, target, ti
 async function runContainer({ image, runtime = 'runc', args = [], tmpfs = [], env = {}, until,
   timeoutMs = 60_000, dockerArgs = [], leftovers = [] }) {
   if (!image) throw new UsageError('runContainer needs an image');
-  if (!RUNTIMES.includes(runtime)) throw new UsageError(`unknown runtime "${runtime}": use ${RUNTIMES.join(' or ')}`);
+  if (!RUNTIME_NAME.test(runtime)) throw new UsageError(`invalid runtime "${runtime}": give a runtime of the Docker engine, e.g. runc or runsc`);
   const forbidden = dockerArgs.find((a) => FORBIDDEN_RUN_OPTIONS.test(a));
   if (forbidden) throw new UsageError(`runContainer sets ${forbidden.split('=')[0]} itself`);
   const name = `coldstart-run-${process.pid}-${++sequence}`;
@@ -318,12 +319,30 @@ function assembleContext({ app, into, nodeModules, packages, coldstart = true })
   return { dir, packages: summary(appPackages), coldstartPackages: summary(coldstartPackages) };
 }
 
-/** The first line of `runsc --version` (gVisor's build), or 'unknown'. */
-function runscVersion() {
+/**
+ * The runtimes given, each one the engine has; else a usage error naming the ones it has.
+ * @param {string[]} names
+ * @returns {Promise<string[]>}
+ */
+async function checkRuntimes(names, flag = '--runtime') {
+  const { runtimes } = await requireDocker();
+  for (const name of names) {
+    if (!runtimes.includes(name)) throw new UsageError(`unknown ${flag} "${name}": this Docker engine has ${runtimes.join(', ')}`);
+  }
+  return names;
+}
+
+/**
+ * The first line of a runtime's `--version` (gVisor's build for runsc, runsc-2024, ...), the
+ * binary as the engine registered it; 'unknown' when it cannot be asked.
+ * @param {string} [runtime='runsc']
+ */
+function runscVersion(runtime = 'runsc') {
+  const { execFileSync } = require('node:child_process');
   try {
-    const { execFileSync } = require('node:child_process');
-    return execFileSync('runsc', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 })
-      .trim().split('\n')[0];
+    const registered = JSON.parse(execFileSync(dockerBinary(), ['info', '--format', '{{json .Runtimes}}'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 }));
+    const binary = (registered[runtime] && registered[runtime].path) || runtime;
+    return execFileSync(binary, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 }).trim().split('\n')[0];
   } catch {
     return 'unknown';
   }
@@ -348,6 +367,7 @@ module.exports = {
   requireDocker,
   removeImages,
   runscVersion,
+  checkRuntimes,
   buildImage,
   runContainer,
   stopAllContainers,

@@ -25,7 +25,7 @@ const STDERR_TAIL_LINES = 30;
  * @property {Record<string,string>} [env]  local: the whole environment; docker: extra variables
  * @property {boolean} [freshTmp]        local only: TMPDIR is a new empty directory for each run
  * @property {string} [image]            docker only
- * @property {'runc'|'runsc'} [runtime]  docker only
+ * @property {string} [runtime]  docker only: a runtime of the engine (runc, runsc, ...)
  * @property {RegExp} [ready]            docker only: the app's listening line
  * @property {string[]} [tmpfs]          docker only, e.g. ['/tmp:rw,exec,size=512m']
  * @property {object} [meta]             copied into the series' result (scenario, runtime, ...)

@@ -48,7 +48,7 @@ async function imageStart(docker, image) {
 }
 
 /**
- * @param {{ image: string, runtime: 'runc'|'runsc', command: string[], lambda?: boolean, profileArgs: string[],
+ * @param {{ image: string, runtime: string, command: string[], lambda?: boolean, profileArgs: string[],
  *   outDir: string, timeoutMs: number, signal?: AbortSignal }} options profileArgs: the flags of
  *   `coldstart profile` to use inside (the ready moment, coverage, --lambda, …)
  * @returns {Promise<{ report: object, files: string[], appOutput: string, command: string[] }>} the

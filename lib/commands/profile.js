@@ -18,7 +18,7 @@ module.exports = {
     .option('request', { type: 'string', array: true, describe: 'send this request to the app during --after (repeatable), e.g. "GET /"; a 5 s window without --after' })
     .option('rate', { type: 'string', describe: 'requests per second for --request (default 2)' })
     .option('docker', { type: 'string', requiresArg: true, describe: 'profile inside a container of this image (coldstart mounted read-only, no network); the app command defaults to the image\'s ENTRYPOINT + CMD' })
-    .option('runtime', { type: 'string', choices: ['runc', 'runsc'], describe: 'container runtime for --docker: runc (default) or runsc (gVisor, as Cloud Run\'s first generation)' })
+    .option('runtime', { type: 'string', requiresArg: true, describe: 'container runtime for --docker: any the Docker engine has: runc (default), runsc (gVisor, as Cloud Run\'s first generation), a second gVisor build such as runsc-2024' })
     .option('keep-running', { type: 'boolean', default: false, describe: 'leave the app running after the capture' })
     .example('$0 profile -- node server.js', '')
     .example('# also advise which requires to make lazy', '').example('$0 profile --coverage -- node server.js', '')
@@ -182,6 +182,7 @@ async function profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs }
   const { profileInContainer } = require('../capture/in-container.js');
   const { withInterrupts } = require('../interrupt.js');
   const runtime = argv.runtime || 'runc';
+  await require('../bench/docker.js').checkRuntimes([runtime]);
   // Room for the engine to start the container (gVisor is slower) and for every run inside.
   const containerMs = 120_000 + timeoutMs * (1 + 4 * verifyRuns) + (after ? after.ms : 0);
   const got = await withInterrupts((traps) => profileInContainer({

@@ -1,6 +1,7 @@
 'use strict';
 // The terminal summary of a profile. Reads only the report; returns a string.
 const path = require('path');
+const { isGvisor } = require('../gvisor.js');
 const { headline, momentOf } = require('../analyze/startup-report.js');
 const { formatBytes } = require('../format-bytes.js');
 const { CATEGORIES } = require('../analyze/cpuprofile-categories.js');
@@ -57,7 +58,7 @@ function renderProfileSummary(report, opts = {}) {
   if (report.lambda) lines.push(lambdaLine(report.lambda, c));
   const busy = busyLine(report.machine, report.runs);
   if (busy) lines.push(c.yellow(`  ${busy}`));
-  if (report.container) lines.push(`  in a container of ${report.container.image} under ${report.container.runtime}${report.container.runtime === 'runsc' ? ' (gVisor)' : ''}`);
+  if (report.container) lines.push(`  in a container of ${report.container.image} under ${report.container.runtime}${isGvisor(report.container.runtime) ? ' (gVisor)' : ''}`);
 
   if (report.categories) {
     const cat = report.categories;

@@ -90,6 +90,25 @@ async function needDocker(t) {
   return false;
 }
 
+// The runtimes every container test runs under: runc, Debian's gVisor of 2022 (ptrace) and the
+// gVisor of 2024 (systrap, directfs) that .ci/docker-up.sh registers beside it as runsc-2024.
+const RUNTIMES = ['runc', 'runsc', 'runsc-2024'];
+let engineRuntimes = null;
+
+/**
+ * The runtimes of RUNTIMES the engine has (after needDocker). A missing one fails the test in CI
+ * and is named in a loud diagnostic elsewhere.
+ * @param {import('node:test').TestContext} t
+ * @returns {Promise<string[]>}
+ */
+async function testedRuntimes(t) {
+  engineRuntimes = engineRuntimes || (await requireDocker()).runtimes;
+  const missing = RUNTIMES.filter((r) => !engineRuntimes.includes(r));
+  if (missing.length && inCI()) assert.fail(`the Docker engine lacks ${missing.join(', ')} (.ci/docker-up.sh registers it): container tests run under ${RUNTIMES.join(', ')} in CI`);
+  if (missing.length) t.diagnostic(`SKIPPED LOCALLY (a failure under CI): no ${missing.join(', ')} runtime in this engine`);
+  return RUNTIMES.filter((r) => engineRuntimes.includes(r));
+}
+
 /** A scratch directory for this test process, removed by cleanup(). */
 function scratch() {
   workDir = workDir || fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-docker-test-'));
@@ -146,5 +165,5 @@ async function cleanup() {
 
 module.exports = {
   REPO, BASE_IMAGE, DISTROLESS_BASE_IMAGE, SKIP_LINE,
-  needDocker, scratch, fixtureContext, imageOnce, cleanup,
+  RUNTIMES, needDocker, testedRuntimes, scratch, fixtureContext, imageOnce, cleanup,
 };
