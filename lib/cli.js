@@ -47,8 +47,9 @@ async function run(argv, io) {
     .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing but errors' })
     .option('color', { type: 'boolean', describe: 'colour output (--no-color to disable)' })
     .option('strict', { type: 'boolean', default: false, describe: 'treat warnings as errors' })
-    .strictCommands()
-    .strictOptions()
+    // strict, not strictOptions: yargs 17's strictOptions counts a command's positional
+    // (`profile node server.js`, the -- forgotten) as an unknown option.
+    .strict()
     .demandCommand(1, 'name a command, e.g. coldstart profile -- node server.js')
     .help()
     .version(require('../package.json').version)
@@ -57,7 +58,7 @@ async function run(argv, io) {
     .exitProcess(false)
     .fail((msg, err) => {
       if (err) throw err;
-      usageMessage = msg;
+      usageMessage = withSuggestion(msg, parser.getOptions(), argv, COMMANDS.map((c) => c.command.split(' ')[0]));
     });
 
   for (const cmd of COMMANDS) {
@@ -74,7 +75,7 @@ async function run(argv, io) {
           env: io.env || process.env,
           warnings: [],
         };
-        args.appCommand = [...(args.command || []), ...(args['--'] || [])].map(String);
+        args.appCommand = [...(args.app || []), ...(args['--'] || [])].map(String);
         const repeated = givenTwice(args, parser.getOptions());
         if (repeated) {
           pending = () => { throw new UsageError(`--${repeated} is given more than once: give it once`); };
@@ -121,11 +122,43 @@ async function run(argv, io) {
 
 /** The first option that takes one value but was given several times (yargs makes it a list). */
 function givenTwice(args, options) {
-  const lists = new Set([...(options.array || []), '_', '--', 'command', 'appCommand']);
+  const lists = new Set([...(options.array || []), '_', '--', 'app', 'appCommand']);
   for (const [key, value] of Object.entries(args)) {
     if (Array.isArray(value) && !lists.has(key) && !key.includes('-') && key !== '$0') return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
   }
   return null;
+}
+
+/**
+ * An unknown command or option with the nearest known one ("did you mean --coverage?"), or, when the app
+ * command came without `--` and its own flags were taken for coldstart's, the `--` it needs.
+ */
+function withSuggestion(msg, options, argv, commands) {
+  const unknown = /^Unknown arguments?: (.+)$/.exec(String(msg || ''));
+  if (!unknown) return msg;
+  const names = unknown[1].split(', ');
+  if (!commands.includes(argv[0]) && names[0] === argv[0]) {
+    const command = commands.find((c) => editDistance(argv[0], c) <= 2);
+    return `unknown command "${argv[0]}"${command ? ` (did you mean ${command}?)` : `: use one of ${commands.join(', ')}`}`;
+  }
+  const known = Object.keys(options.key || {}).filter((k) => k.length > 1 && !/[A-Z]/.test(k));
+  const near = names.map((n) => [n, known.find((k) => editDistance(n, k) <= Math.min(2, Math.floor(k.length / 3)))]).filter(([, k]) => k);
+  if (near.length) return `${msg} (did you mean ${near.map(([, k]) => `--${k}`).join(', ')}?)`;
+  const command = argv[0];
+  const appStart = argv.findIndex((a, i) => i > 0 && !a.startsWith('-') && ['node', 'npm', 'npx', 'yarn', 'pnpm'].includes(a));
+  if (!argv.includes('--') && appStart > 0) return `${msg}: put the app command after --, e.g. coldstart ${command} -- ${argv.slice(appStart).join(' ')}`;
+  return msg;
+}
+
+/** Levenshtein distance, for "did you mean". */
+function editDistance(a, b) {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
 }
 
 function oneLine(text) {

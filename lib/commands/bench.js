@@ -187,7 +187,7 @@ function progressBar(stream) {
 // ---------------------------------------------------------------------------------------------
 
 module.exports = {
-  command: 'bench [command..]',
+  command: 'bench [app..]',
   describe: 'time many cold starts of an app (or the seed scenarios), locally or in containers under runc and gVisor',
   builder(yargs) {
     return yargs

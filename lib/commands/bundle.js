@@ -11,7 +11,7 @@ const { ENOUGH_RUNS } = require('../stats.js');
 const NAME = /^(@[a-z0-9][\w.~-]*\/)?[a-z0-9][\w.~-]*$/i;
 
 module.exports = {
-  command: 'bundle [command..]',
+  command: 'bundle [app..]',
   describe: 'bundle an app with ncc, keeping what require hooks, native addons and runtime file reads need outside; then start the bundle and compare',
   builder: (yargs) => captureOptions(yargs)
     .option('external', { type: 'string', array: true, nargs: 1, requiresArg: true, describe: 'keep this package out of the bundle (repeat, or a,b)' })

@@ -19,7 +19,7 @@ const ADVICE_RUNS = 3;
 const INCONCLUSIVE_EXIT = 3;
 
 module.exports = {
-  command: 'check [command..]',
+  command: 'check [app..]',
   describe: 'CI gate: run the app n times to ready, judge the median and its interval against --budget / --max-modules / a baseline; exit 1 on a breach, 3 when the runs cannot decide',
   builder: (yargs) => captureOptions(yargs)
     .option('runs', { alias: 'n', type: 'string', default: '6', describe: 'timed runs (each followed by a run of a small control app, or of --baseline-cmd)' })

@@ -6,7 +6,7 @@ const { UsageError } = require('../errors.js');
 const { captureOptions, lambdaOptions, captureOptionsFromArgv } = require('../options.js');
 
 module.exports = {
-  command: 'pack [command..]',
+  command: 'pack [app..]',
   describe: 'archive the files an app needs to start (run it to listen, or --manifest a saved list)',
   builder: (yargs) => lambdaOptions(captureOptions(yargs))
     .option('manifest', { type: 'string', describe: 'pack the paths listed in this file (startup-files.txt) instead of running the app' })

@@ -6,7 +6,7 @@ const { ensureWritableDir } = require('../output-target.js');
 const { UsageError } = require('../errors.js');
 
 module.exports = {
-  command: 'profile [command..]',
+  command: 'profile [app..]',
   describe: 'run an app from process start until it listens; write a CPU profile, the files it read and a require-time report',
   builder: (yargs) => lambdaOptions(captureOptions(yargs))
     .option('interval', { type: 'string', default: '1000', describe: 'CPU sampling interval in microseconds' })
