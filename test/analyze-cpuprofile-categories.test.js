@@ -212,9 +212,9 @@ test('gc, idle and other by the leaf when no app frame is on the stack', () => {
 });
 
 test("coldstart's own frames in the app do not count as the app's code", () => {
-  const agentUrl = pathToFileURL(path.join(__dirname, '..', 'lib', 'capture', 'agent.cjs')).href;
+  const agentUrl = pathToFileURL(path.join(__dirname, '..', 'lib', 'in-app', 'agent.cjs')).href;
   assert.equal(categoryOf([frame('', agentUrl), frame('Module._load', CJS), frame('Module.load', CJS)]), 'other');
-  assert.equal(categoryOf([frame('wrapLoad', '/opt/x/node_modules/coldstart/lib/capture/agent.cjs'),
+  assert.equal(categoryOf([frame('wrapLoad', '/opt/x/node_modules/coldstart/lib/in-app/agent.cjs'),
     frame('Module._load', CJS)]), 'other');
   assert.equal(categoryOf([frame('', agentUrl), USER]), 'execute');
 });

@@ -7,7 +7,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawn } = require('child_process');
-const { startTicks, sameProcess, recordChild, recordedChildren, killRecordedChildren } = require('../lib/capture/process-start.cjs');
+const { startTicks, sameProcess, recordChild, recordedChildren, killRecordedChildren } = require('../lib/in-app/process-start.cjs');
 const { isAlive, rm } = require('./helpers/app.js');
 
 const HAS_PROC = fs.existsSync('/proc/self/stat');

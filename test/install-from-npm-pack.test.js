@@ -19,7 +19,7 @@ test('npm pack, npm install into an app, npx coldstart profile and view work the
     assert.strictEqual(packed.status, 0, packed.stderr);
     const [info] = JSON.parse(packed.stdout);
     const shipped = info.files.map((f) => f.path);
-    for (const file of ['bin/coldstart.js', 'lib/capture/agent.cjs', 'lib/in-app/ready-moment.cjs', 'lib/start/launcher.js', 'index.d.ts', 'package.json', 'README.md']) {
+    for (const file of ['bin/coldstart.js', 'lib/in-app/agent.cjs', 'lib/in-app/ready-moment.cjs', 'lib/start/launcher.js', 'index.d.ts', 'package.json', 'README.md']) {
       assert.ok(shipped.includes(file), `${file} is in the package`);
     }
     assert.ok(!shipped.some((f) => /^(test|bench|fixtures|node_modules)\//.test(f)), 'no tests, benchmarks or fixtures in the package');

@@ -1,6 +1,6 @@
 'use strict';
 // What startup waited on: the agent's record of outbound connections, requests and child
-// processes (lib/capture/network-record.cjs) turned into report.json's `network`, and the few
+// processes (lib/in-app/network-record.cjs) turned into report.json's `network`, and the few
 // longest waits the summary lists. Pure. Times are ms on the readyAt clock; a figure the
 // recording could not see (a socket handed over already connected, a response still open at the
 // ready moment) is null.

@@ -6,9 +6,9 @@ const fs = require('fs');
 const path = require('path');
 
 const { UNTIL_ENV } = require('../in-app/ready-moment.cjs');
-const { startTicks, sameProcess } = require('./process-start.cjs');
+const { startTicks, sameProcess } = require('../in-app/process-start.cjs');
 
-const AGENT = path.join(__dirname, 'agent.cjs');
+const AGENT = path.join(__dirname, '..', 'in-app', 'agent.cjs');
 
 // Lines Node prints about the inspector the agent opens: noise for the user.
 const INSPECTOR_NOISE = [

@@ -8,7 +8,7 @@
 const path = require('path');
 const { compareSamples } = require('../stats.js');
 const { alternateRuns, STOP, DROP } = require('../measure/alternate-runs.js');
-const { LAZY_ENV } = require('./lazy-stand-in.cjs');
+const { LAZY_ENV } = require('../in-app/lazy-stand-in.cjs');
 
 /**
  * @param {{ report: object, runOptions: object, runs: number, requests?: Array<{method: string, path: string}>,

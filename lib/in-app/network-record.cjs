@@ -22,7 +22,7 @@
  */
 function recordNetwork(now) {
   const dc = require('diagnostics_channel');
-  const { PROBE_HEADER, PROBING } = require('../in-app/ready-moment.cjs');
+  const { PROBE_HEADER, PROBING } = require('./ready-moment.cjs');
   const sockets = new WeakMap(); // socket -> connection
   const connections = [];
   const requests = [];

@@ -14,7 +14,7 @@ function recordTimers(now) {
   const timers = require('timers');
   const promises = require('timers/promises');
   const { promisify } = require('util');
-  const { callerSite, INTERNAL } = require('../in-app/caller-site.cjs');
+  const { callerSite, INTERNAL } = require('./caller-site.cjs');
   const waits = [];
   let active = true;
 

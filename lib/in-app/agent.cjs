@@ -83,7 +83,7 @@ function cliWatcher(pid) {
 
 // Benchmarks only need the ready moment: no inspector, no hooks, one file write.
 function startTimingOnly() {
-  const { readyMoment, onReadyMoment } = require('../in-app/ready-moment.cjs');
+  const { readyMoment, onReadyMoment } = require('./ready-moment.cjs');
   const until = readyMoment();
   // profile --verify-advice: some requires of the app made lazy (lazy-stand-in.cjs, its LAZY_ENV;
   // named here so that the file loads only when it is used).
@@ -199,7 +199,7 @@ function start() {
   watchCli();
 
   // Our own modules, loaded before the loader is patched so that they are not counted as the app's.
-  const { readyMoment, onReadyMoment } = require('../in-app/ready-moment.cjs');
+  const { readyMoment, onReadyMoment } = require('./ready-moment.cjs');
   // In-thread hooks (Node 22.15+) cost nothing to start and see every ES module, those require()
   // loads included: always on. The hooks thread of Node 20 costs ~25 ms and does not see require(esm).
   const inThreadHooks = typeof Module.registerHooks === 'function';

@@ -49,7 +49,7 @@ function installStandIns(spec, now) {
 /** The app's line that first touched a stand-in (skipping this file's proxy traps), or null. */
 function touchedFrom() {
   try {
-    const { callerSite } = require('../in-app/caller-site.cjs');
+    const { callerSite } = require('./caller-site.cjs');
     const site = callerSite(__filename, touchedFrom);
     return site && typeof site === 'object' ? site : null;
   } catch {
