@@ -22,7 +22,7 @@ const { verifyBundle, startupReads, readsNotSeen, dirSize } = require('./verify.
 const { writeFileAtomic } = require('../write-atomic.js');
 const { shellWord } = require('../shell-words.js');
 
-const PROBE = path.join(__dirname, 'hook-probe.js');
+const PROBE = path.join(__dirname, '..', 'in-app', 'hook-probe.cjs');
 // Package names in require()/import of a file ncc could not reach: their packages must be installed.
 const BARE_REQUIRE = /\b(?:require\s*\(\s*|from\s+|import\s*\(\s*)(['"])([^'"./][^'"]*)\1/g;
 
