@@ -44,6 +44,8 @@ for (const page of pages) {
     const { fixture, commands } = pageCommands(path.join(DOCS, page));
     const dir = FROM_REGISTRY.has(fixture) ? registryFixture(t, fixture) : copyFixture(fixture);
     if (!dir) return;
+    // A free port for servers with a fixed default (the Functions Framework's 8080), as a platform sets PORT.
+    const env = { PORT: '0' };
     try {
       // This checkout as the project's coldstart, for npm scripts and `--require coldstart/start`.
       fs.mkdirSync(path.join(dir, 'node_modules', '.bin'), { recursive: true });
@@ -58,11 +60,11 @@ for (const page of pages) {
           const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
           manifest.scripts = { ...manifest.scripts, [script]: body }; // the page's script, as the page shows it
           fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
-          const r = spawnSync('npm', splitShellWords(line).slice(1), { cwd: dir, encoding: 'utf8', timeout: 300_000, env: { ...process.env, CI: '' } });
+          const r = spawnSync('npm', splitShellWords(line).slice(1), { cwd: dir, encoding: 'utf8', timeout: 300_000, env: { ...process.env, CI: '', ...env } });
           assert.strictEqual(r.status, 0, `${page}: ${line}\n${r.stdout}\n${r.stderr}`);
           continue;
         }
-        const r = await runCli(splitShellWords(line).slice(2), { cwd: dir });
+        const r = await runCli(splitShellWords(line).slice(2), { cwd: dir, env });
         assert.strictEqual(r.code, 0, `${page}: ${line}\n${r.stdout}\n${r.stderr}`);
       }
     } finally {

@@ -84,7 +84,7 @@ test('a function calling an HTTPS backend: a client made per invocation is named
         const out = path.join(tmp, client);
         const r = await runCli(['profile', '--out', out, '--after', '2s', '--request', 'GET /', '--rate', '5', '--', 'npx', '--no-install', 'functions-framework', '--target=api'], {
           cwd: dir,
-          env: { NET_TARGET: `https://localhost:${backend.address().port}`, CLIENT: client, NODE_EXTRA_CA_CERTS: pems.cert },
+          env: { NET_TARGET: `https://localhost:${backend.address().port}`, CLIENT: client, NODE_EXTRA_CA_CERTS: pems.cert, PORT: '0' },
         });
         assert.strictEqual(r.code, 0, r.stderr);
         const a = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8')).afterReady;

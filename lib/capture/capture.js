@@ -118,8 +118,9 @@ async function capture(options) {
     }).then((session) => {
       sessions.set(session.pid, session);
       // Attached after the capture ended: let it go (it is ended with the tree). Not the session
-      // that reached the ready moment while attaching: the capture still reads from it.
-      if (settled && !(readyOutcome && readyOutcome.session === session)) session.resume().then(() => session.close());
+      // that reached the ready moment while attaching, nor a Lambda function's (its runtime can
+      // finish init before attach() returns): the capture still reads from it.
+      if (settled && !lambda && !(readyOutcome && readyOutcome.session === session)) session.resume().then(() => session.close());
     }, (error) => settle({ type: 'attach-failed', pid: announce.pid, error })); // it would wait for us forever
   };
   const onReadyFile = (name) => {
@@ -307,9 +308,9 @@ async function capture(options) {
     return result;
   }
 
-  /** What pick() finds once the agent's announcement has been read (at most a second later). */
+  /** What pick() finds once the agent's announcement has been read and attached (10 s at most). */
   async function newest(pick) {
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 1000; i++) {
       for (const n of fs.readdirSync(channel)) onAnnounce(n);
       const found = pick();
       if (found) return found;

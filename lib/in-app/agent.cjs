@@ -493,8 +493,10 @@ function start() {
     if (hold && typeof binding === 'function') {
       binding(JSON.stringify(data));
       // Hold the app at its ready moment until the CLI has stopped the profiler,
-      // so the profile ends exactly here.
-      holdForCli();
+      // so the profile ends exactly here. "Resumed" is said once the listeners of the ready
+      // moment have run: what the app prints there ("listening on 8080") reaches the CLI before
+      // it ends the app (at exit no later turn comes).
+      holdForCli(reason !== 'exit');
     }
     return data;
   }
@@ -503,7 +505,7 @@ function start() {
   // between the short sleeps, at the loop's interrupt checks), then says so. The CLI repeats
   // the call until it hears "resumed". A blocking inspector.waitForDebugger() would wait
   // forever, with the inspector open, for a CLI that was killed: the loop checks it is alive.
-  function holdForCli() {
+  function holdForCli(afterListeners = false) {
     state.held = true;
     const signal = new Int32Array(new SharedArrayBuffer(4));
     for (let turn = 0; state.held; turn++) {
@@ -511,8 +513,12 @@ function start() {
       Atomics.wait(signal, 0, 0, 1);
     }
     state.releasedUs = hrNow(); // a later profile (profile --after) starts here
-    const binding = globalThis.__coldstartReady;
-    if (typeof binding === 'function') binding('{"reason":"resumed"}');
+    const say = () => {
+      const binding = globalThis.__coldstartReady;
+      if (typeof binding === 'function') binding('{"reason":"resumed"}');
+    };
+    if (afterListeners) setImmediate(say);
+    else say();
   }
 
   // Between the holds, and after them with --keep-running: the app lives as long as the CLI.
