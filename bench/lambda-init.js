@@ -9,7 +9,7 @@
 // alternate, n runs each, per runtime; medians with their 95% intervals and the verdict on the
 // difference. Needs the engine and base image from .ci/docker-up.sh. Prints markdown.
 //
-//   node bench/lambda-init.js [--runs 10] [--runtime runc --runtime runsc] [--handler sdk-handler.js:handler]
+//   node bench/lambda-init.js [--runs 10] [--runtime runc --runtime runsc --runtime runsc-2024] [--handler sdk-handler.js:handler]
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -21,13 +21,14 @@ const { describeMachine } = require('../lib/bench/runner.js');
 const { parseCount } = require('../lib/options.js');
 const { registryFixture } = require('../test/helpers/registry-fixture.js');
 const { runCli, rm } = require('../test/helpers/app.js');
+const { isGvisor } = require('../lib/gvisor.js');
 
 const REPO = path.join(__dirname, '..');
 
 async function main() {
   const { values } = parseArgs({ options: { runs: { type: 'string', default: '10' }, runtime: { type: 'string', multiple: true }, handler: { type: 'string', default: 'sdk-handler.js:handler' } } });
   const runs = parseCount(values.runs, '--runs', 2);
-  const runtimes = values.runtime || ['runc', 'runsc'];
+  const runtimes = values.runtime || ['runc', 'runsc', 'runsc-2024'];
   await requireDocker();
   const t = { diagnostic() {}, skip(why) { throw new Error(why); } };
   const dir = registryFixture(t, 'lambda-app');
@@ -44,7 +45,7 @@ async function main() {
     const files = (/packed (\d+) files/.exec(packed.stdout + packed.stderr) || [])[1];
     const lines = [
       `## A Lambda function's cold start in a container: plain and served by the preload`, '',
-      `${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${runscVersion()}; load average before: ${os.loadavg().map((n) => n.toFixed(2)).join(' ')}.`,
+      `${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${runtimes.filter(isGvisor).map((r) => `${r}: ${runscVersion(r)}`).join(', ')}; load average before: ${os.loadavg().map((n) => n.toFixed(2)).join(' ')}.`,
       `Handler \`${values.handler}\` of fixtures/lambda-app (aws-lambda-ric 4.0.2, @aws-sdk/client-dynamodb and lib-dynamodb); the archive holds ${files} files.`,
       `Plain and preload alternated, ${runs} runs each per runtime; ms from the runtime's spawn, timed by a Runtime API inside the container.`, '',
       '| runtime | phase | plain | preload | preload − plain |', '|---|---|---:|---:|---:|',
