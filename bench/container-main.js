@@ -4,7 +4,7 @@
 // with --verbose, the markdown on stdout and the report as JSON with --json.
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { stopAllContainers } = require('../lib/bench/docker.js');
+const { stopAllContainers } = require('../lib/docker.js');
 const { UsageError } = require('../lib/errors.js');
 const { writeFileAtomic } = require('../lib/write-atomic.js');
 

@@ -22,7 +22,7 @@ const { parseArgs } = require('node:util');
 const { performance } = require('node:perf_hooks');
 const {
   requireDocker, buildImage, runContainer, stopAllContainers, assembleContext, dockerBinary, removeImages, runscVersion,
-} = require('../lib/bench/docker.js');
+} = require('../lib/docker.js');
 const { summarize } = require('../lib/stats.js');
 const { describeMachine: describeBenchMachine } = require('../lib/bench/runner.js');
 const { generateFixture, LISTENING_PATTERN } = require('../lib/fixtures/generate.js');

@@ -12,7 +12,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { requireDocker, buildImage, runContainer, removeImages, runscVersion } = require('../lib/bench/docker.js');
+const { requireDocker, buildImage, runContainer, removeImages, runscVersion } = require('../lib/docker.js');
 const { medianInterval, formatMs } = require('../lib/stats.js');
 const { describeMachine } = require('../lib/bench/runner.js');
 const { generateFixture } = require('../lib/fixtures/generate.js');

@@ -20,7 +20,7 @@ const path = require('node:path');
 const { parseArgs } = require('node:util');
 const {
   docker, requireDocker, buildImage, assembleContext, removeImages, runscVersion,
-} = require('../lib/bench/docker.js');
+} = require('../lib/docker.js');
 const { describeMachine } = require('../lib/bench/runner.js');
 const { median } = require('../lib/stats.js');
 const { parseCount } = require('../lib/options.js');

@@ -13,7 +13,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { run } = require('../lib/cli.js');
-const { requireDocker, runscVersion } = require('../lib/bench/docker.js');
+const { requireDocker, runscVersion } = require('../lib/docker.js');
 const { generateFixture } = require('../lib/fixtures/generate.js');
 const { writeFileAtomic } = require('../lib/write-atomic.js');
 

@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { assembleContext, runContainer } = require('../lib/bench/docker.js');
+const { assembleContext, runContainer } = require('../lib/docker.js');
 const { CommandError } = require('../lib/errors.js');
 const {
   REPO, DISTROLESS_BASE_IMAGE, needDocker, testedRuntimes, scratch, fixtureContext, imageOnce, cleanup,

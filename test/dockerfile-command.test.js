@@ -231,7 +231,7 @@ test('--out writes the file atomically and names it in the build command; warnin
 
 test('the Dockerfile printed for fixtures/express-app builds and starts from its archive under runc', { timeout: 240_000 }, async (t) => {
   if (!(await needDocker(t))) return;
-  const { assembleContext, buildImage, runContainer, stopAllContainers } = require('../lib/bench/docker.js');
+  const { assembleContext, buildImage, runContainer, stopAllContainers } = require('../lib/docker.js');
   const app = copyFixture('express-app');
   dirs.push(app);
   const r = await runCli(['dockerfile', '--root', app, '--out', path.join(app, 'Dockerfile')]);
@@ -262,7 +262,7 @@ test('the Dockerfile printed for fixtures/express-app builds and starts from its
 
 test('the --snapshot Dockerfile for fixtures/express-app builds its snapshot and starts from it under runc', { timeout: 240_000 }, async (t) => {
   if (!(await needDocker(t))) return;
-  const { assembleContext, buildImage, runContainer, stopAllContainers } = require('../lib/bench/docker.js');
+  const { assembleContext, buildImage, runContainer, stopAllContainers } = require('../lib/docker.js');
   const app = copyFixture('express-app');
   dirs.push(app);
   const r = await runCli(['dockerfile', '--snapshot', '--root', app, '--out', path.join(app, 'Dockerfile')]);

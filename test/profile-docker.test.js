@@ -6,7 +6,7 @@ const { test, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { docker } = require('../lib/bench/docker.js');
+const { docker } = require('../lib/docker.js');
 const { RUNTIMES, needDocker, testedRuntimes, scratch, imageOnce, cleanup } = require('./helpers/docker.js');
 const { runCli, spawnCli } = require('./helpers/app.js');
 
@@ -119,7 +119,7 @@ test('profile --docker bad input: an image the engine does not have, a runtime i
   assert.equal(missing.stderr.trim().split('\n').length, 1, missing.stderr);
   assert.ok(!fs.existsSync(out), 'nothing written');
   // Any runtime the engine has is accepted; another is named with the engine's own list.
-  const { runtimes } = await require('../lib/bench/docker.js').requireDocker();
+  const { runtimes } = await require('../lib/docker.js').requireDocker();
   for (const args of [['profile', '--docker', 'x', '--runtime', 'notaruntime', '--out', out], ['bench', '--docker', '--runtime', 'runc,notaruntime', '--', 'node', 'server.js']]) {
     const r = await runCli(args, { cwd: path.join(require('./helpers/app.js').REPO, 'fixtures', 'docker-app') });
     assert.equal(r.code, 2, r.stderr);

@@ -43,7 +43,7 @@ async function runBenchPlan({
   runs, warmup, until, timeoutMs, status, onProgress,
 }) {
   const runner = require('./runner.js');
-  const docker = inDocker ? require('./docker.js') : null;
+  const docker = inDocker ? require('../docker.js') : null;
   if (docker) await docker.requireDocker();
 
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-bench-'));
@@ -121,7 +121,7 @@ async function runBenchPlan({
     result = await runner.runBench({ series, runs, warmup, until, timeoutMs, signal: traps.signal, force: traps.force, onProgress });
   } finally {
     traps.dispose();
-    await require('./docker.js').removeImages(images);
+    await require('../docker.js').removeImages(images);
     fs.rmSync(scratch, { recursive: true, force: true });
   }
 

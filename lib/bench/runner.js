@@ -95,7 +95,7 @@ async function localSample(series, { until, timeoutMs, signal, force, scratch })
 }
 
 async function dockerSample(series, { until, timeoutMs }) {
-  const { runContainer } = require('./docker.js');
+  const { runContainer } = require('../docker.js');
   const toExit = until.mode === 'exit';
   const r = await runContainer({
     image: series.image, runtime: series.runtime, args: series.command, tmpfs: series.tmpfs || [],
@@ -149,7 +149,7 @@ async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, 
   }));
   const total = series.length * (warmup + runs);
   let done = 0;
-  const stopContainers = () => require('./docker.js').stopAllContainers();
+  const stopContainers = () => require('../docker.js').stopAllContainers();
   if (force) force.addEventListener('abort', stopContainers, { once: true });
 
   // One start of series i: its sample, or STOP when it was interrupted.
@@ -226,7 +226,7 @@ let imageSequence = 0;
  * @throws {CommandError} when the base image is missing or the build fails
  */
 async function buildBenchImage({ context, baseImage, onOutput }) {
-  const { buildImage, docker } = require('./docker.js');
+  const { buildImage, docker } = require('../docker.js');
   const base = await docker(['image', 'inspect', '--format', '{{.Id}}', baseImage]);
   if (base.code !== 0) {
     const hint = /^coldstart-node/.test(baseImage) ? 'run .ci/docker-up.sh, which builds it'

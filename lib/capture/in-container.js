@@ -55,7 +55,7 @@ async function imageStart(docker, image) {
  *   report as the capture inside wrote it and the artifacts' names, now in outDir
  */
 async function profileInContainer({ image, runtime, command, lambda = false, profileArgs, outDir, timeoutMs, signal }) {
-  const { docker, runContainer, stopAllContainers } = require('../bench/docker.js');
+  const { docker, runContainer, stopAllContainers } = require('../docker.js');
   const start = await imageStart(docker, image);
   // A Lambda function (profileArgs hold --lambda) is started by its runtime client, not by the image's command.
   const appCommand = command.length || lambda ? command : start.command;

@@ -236,7 +236,7 @@ module.exports = {
     const { runBenchPlan, localCommand } = require('../bench/bench-plan.js');
     const { checkCommand } = require('../capture/command-check.js');
     for (const words of commands) checkCommand(localCommand(words), ctx.cwd);
-    if (argv.docker) await require('../bench/docker.js').checkRuntimes(runtimes); // before any image is built
+    if (argv.docker) await require('../docker.js').checkRuntimes(runtimes); // before any image is built
     const showProgress = Boolean(ctx.stderr.isTTY) && !argv.quiet && !ctx.env.CI;
     const bar = showProgress ? progressBar(ctx.stderr) : null;
     let result;

@@ -182,7 +182,7 @@ async function profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs }
   const { profileInContainer } = require('../capture/in-container.js');
   const { withInterrupts } = require('../interrupt.js');
   const runtime = argv.runtime || 'runc';
-  await require('../bench/docker.js').checkRuntimes([runtime]);
+  await require('../docker.js').checkRuntimes([runtime]);
   // Room for the engine to start the container (gVisor is slower) and for every run inside.
   const containerMs = 120_000 + timeoutMs * (1 + 4 * verifyRuns) + (after ? after.ms : 0);
   const got = await withInterrupts((traps) => profileInContainer({

@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { requireDocker, docker, buildImage, assembleContext, stopAllContainers, removeImages } = require('../../lib/bench/docker.js');
+const { requireDocker, docker, buildImage, assembleContext, stopAllContainers, removeImages } = require('../../lib/docker.js');
 const { CommandError } = require('../../lib/errors.js');
 const { unlessFast } = require('./suite.js');
 

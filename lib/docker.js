@@ -1,19 +1,20 @@
 'use strict';
-// Docker as a benchmark bed: build an image from a prepared context, run it under runc or gVisor
-// (runsc) until the app says it is ready, and assemble build contexts from a node_modules tree.
+// The one Docker client, for bench, profile --docker and the tests: build an image from a prepared
+// context, run it under runc or gVisor (runsc, and any runtime the engine registers) until the app
+// says it is ready, and assemble build contexts from a node_modules tree.
 // Every build and container runs with --network none: no registry can be reached from these
 // machines, and gVisor refuses to start with networking enabled.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { CommandError, UsageError } = require('../errors.js');
-const { findPackageDir } = require('../bundle/runtime-modules.js');
+const { CommandError, UsageError } = require('./errors.js');
+const { findPackageDir } = require('./bundle/runtime-modules.js');
 
 const SETUP_HINT = 'run .ci/docker-up.sh';
 // A runtime's name as the engine registers it (runc, runsc, runsc-2024, ...): a word, never an option.
 const RUNTIME_NAME = /^[A-Za-z0-9][\w.-]*$/;
-const COLDSTART_ROOT = path.resolve(__dirname, '..', '..');
+const COLDSTART_ROOT = path.resolve(__dirname, '..');
 // Options that would give a container a network or take the container's name from us.
 const FORBIDDEN_RUN_OPTIONS = /^--(net|network|name|rm)(=|$)/;
 
@@ -151,7 +152,7 @@ async function runContainer({ image, runtime = 'runc', args = [], tmpfs = [], en
   const started = performance.now();
   const child = spawn(dockerBinary(), runArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
   // Killed with SIGKILL, this process leaves neither the container nor the leftover paths.
-  const watchdog = require('../death-watch.js').watchForDeath([[dockerBinary(), 'rm', '-f', name], ...(leftovers.length ? [['rm', '-rf', ...leftovers]] : [])]);
+  const watchdog = require('./death-watch.js').watchForDeath([[dockerBinary(), 'rm', '-f', name], ...(leftovers.length ? [['rm', '-rf', ...leftovers]] : [])]);
   let stdout = '';
   let stderr = '';
   let matchedAt = null;
