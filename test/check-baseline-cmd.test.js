@@ -23,12 +23,23 @@ function app() {
 test('check --baseline-cmd: 50 ms more than the baseline command fails and names the module; the same app does not', MANY_RUNS, async () => {
   const dir = app();
   try {
-    const grown = await runCli(['check', '-n', '10', '--baseline-cmd', 'node main.js', '--json', '--', 'node', 'branch.js'], { cwd: dir });
-    const doc = JSON.parse(grown.stdout);
-    const c = doc.checks[0];
-    assert.deepStrictEqual([c.name, c.method], ['baseline', 'alternated'], 'run for run: no control app needed');
-    assert.strictEqual(c.verdict, c.low > c.limit ? 'fail' : c.high <= c.limit && (c.high < 0 || (c.high - c.low) / 2 <= c.minEffect) ? 'pass' : 'inconclusive', JSON.stringify(c));
-    assert.strictEqual(c.verdict, 'fail', JSON.stringify(c));
+    // A burst of load from elsewhere can leave even 30 runs a side inconclusive (never a pass): a
+    // second, independent try then decides; a systematic error fails both.
+    let grown;
+    let doc;
+    let c;
+    const seen = [];
+    for (let attempt = 0; attempt < 2; attempt++) {
+      grown = await runCli(['check', '-n', '10', '--baseline-cmd', 'node main.js', '--json', '--', 'node', 'branch.js'], { cwd: dir });
+      doc = JSON.parse(grown.stdout);
+      c = doc.checks[0];
+      seen.push(JSON.stringify(c));
+      assert.deepStrictEqual([c.name, c.method], ['baseline', 'alternated'], 'run for run: no control app needed');
+      assert.strictEqual(c.verdict, c.low > c.limit ? 'fail' : c.high <= c.limit && (c.high < 0 || (c.high - c.low) / 2 <= c.minEffect) ? 'pass' : 'inconclusive', JSON.stringify(c));
+      assert.notStrictEqual(c.verdict, 'pass', JSON.stringify(c));
+      if (c.verdict === 'fail') break;
+    }
+    assert.strictEqual(c.verdict, 'fail', seen.join('\n'));
     assert.strictEqual(grown.code, 1, grown.stderr);
     assert.deepStrictEqual([doc.baselineCommand, doc.baseline, doc.command], ['node main.js', null, ['node', 'branch.js']]);
     assert.strictEqual(doc.control, null);
