@@ -111,7 +111,6 @@ function captureOptions(yargs) {
     .option('esm', { type: 'string', default: 'auto', describe: 'ES module hooks, an override: auto | always | never (auto: on from Node 22.15; on Node 20 when the entry is ESM or loaders are used)' });
 }
 
-/** The capture options every capturing command takes from its flags. */
 /**
  * --lambda and --event (profile and pack): a Lambda function started by its runtime interface
  * client against a Runtime API coldstart serves.
@@ -139,6 +138,7 @@ function lambdaRun(argv, ctx) {
   };
 }
 
+/** The capture options every capturing command takes from its flags (--lambda's among them). */
 function captureOptionsFromArgv(argv, ctx) {
   // With --docker the handler is the image's: the capture inside the container finds it.
   const lambda = argv.docker == null ? lambdaRun(argv, ctx) : null;
