@@ -102,7 +102,7 @@ function startTimingOnly() {
   const cliAlive = cliWatcher(Number(process.env.COLDSTART_CLI_PID));
   setInterval(() => {
     if (cliAlive()) return;
-    leaveChannel([`${process.pid}.ready.json`, `${process.pid}.ready.json.tmp`]);
+    leaveChannel([`${process.pid}.ready.json`, `${process.pid}.ready.json.tmp`, `${process.pid}.clock.json`, `${process.pid}.clock.json.tmp`]);
     process.exit(1);
   }, 250).unref();
   if (until === 'exit') process.on('exit', (code) => report('exit', { exitCode: code }));
