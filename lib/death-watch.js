@@ -28,4 +28,23 @@ function watchForDeath(commands) {
   };
 }
 
-module.exports = { watchForDeath };
+/**
+ * A new temporary directory that is removed if this process is killed, watched before it exists:
+ * a kill between making it and watching it would leave it behind.
+ * @param {string} prefix e.g. 'coldstart-snapshot-'
+ * @param {string[][]} [before] commands to run first when this process dies (end what writes there)
+ * @returns {{ dir: string, watch: { dismiss(): void } }}
+ */
+function watchedTempDir(prefix, before = []) {
+  const dir = require('node:path').join(require('node:os').tmpdir(), prefix + require('node:crypto').randomBytes(6).toString('hex'));
+  const watch = watchForDeath([...before, ['rm', '-rf', dir]]);
+  try {
+    require('node:fs').mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    watch.dismiss();
+    throw err;
+  }
+  return { dir, watch };
+}
+
+module.exports = { watchForDeath, watchedTempDir };

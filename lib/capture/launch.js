@@ -105,9 +105,6 @@ function launch(opts) {
     child.once('exit', () => watch.dismiss());
   }
 
-  let exited = false;
-  child.on('exit', () => { exited = true; });
-
   // Processes started before this one are never ours, whatever pid they have now.
   const startedAt = startTicks(child.pid);
 
@@ -140,7 +137,8 @@ function launch(opts) {
     while (alive().length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
     if (alive().length) send('SIGKILL');
     while (alive().length && Date.now() < deadline + 2000) await new Promise((r) => setTimeout(r, 25));
-    if (!exited) await Promise.race([done, new Promise((r) => setTimeout(r, 1000))]);
+    // Its pipes drained too: what it printed before it ended is passed on before the capture returns.
+    await Promise.race([done, new Promise((r) => setTimeout(r, 1000))]);
   }
 
   return { child, done, stderrTail: () => tail.slice(), kill };

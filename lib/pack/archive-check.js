@@ -5,7 +5,6 @@
 // native addon, through a path the agent does not watch) is missing there, and the app fails:
 // pack names the file its error points at. I/O: extracts, runs the app, removes the copy.
 const fs = require('fs');
-const os = require('os');
 const path = require('path');
 const { CommandError } = require('../errors.js');
 const { relativeInside } = require('../paths.js');
@@ -19,9 +18,8 @@ const { relativeInside } = require('../paths.js');
  */
 async function checkArchive({ archive, root, appRun, leftOut = [], signal }) {
   const started = process.hrtime.bigint();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-check-'));
+  const { dir, watch } = require('../death-watch.js').watchedTempDir('coldstart-check-'); // pack killed (SIGKILL)
   const copy = path.join(dir, path.basename(root) || 'app');
-  const watch = require('../death-watch.js').watchForDeath([['rm', '-rf', dir]]); // pack killed (SIGKILL)
   try {
     fs.mkdirSync(copy);
     await require('tar').x({ file: archive, cwd: copy, preservePaths: false, strict: true });

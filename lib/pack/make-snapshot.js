@@ -8,7 +8,6 @@
 // have one at all (a preload that must see modules load, a module that leaves work going),
 // nothing is written and the reason is returned: the archive alone still serves `coldstart start`.
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const Module = require('node:module');
 const { parseNodeCommand, PRELOAD_FLAGS, ENV_FILE_FLAGS } = require('../node-command.js');
@@ -48,9 +47,8 @@ async function makeSnapshot({ out, archive, root, files, order, index, codeCache
   // ES modules too: one that only passes on a CommonJS module's exports can be held (esm-facade.js).
   const modules = order.filter((rel) => rel !== entryRel && ['commonjs', 'json', 'module'].includes(index.formats[rel]));
 
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-snapshot-'));
   const partial = `${out}.partial-${process.pid}`;
-  const watch = require('../death-watch.js').watchForDeath([['rm', '-rf', partial, dir]]); // pack killed (SIGKILL)
+  const { dir, watch } = require('../death-watch.js').watchedTempDir('coldstart-snapshot-', [['rm', '-rf', partial]]); // pack killed (SIGKILL)
   try {
     const planFile = path.join(dir, 'plan.json');
     const resultFile = path.join(dir, 'result.json');
