@@ -63,6 +63,15 @@ async function capture(options) {
   const interval = options.interval || 1000;
   const coverage = options.coverage === true && !options.timingOnly;
 
+  // --until <duration> counts from the app's start (its first Node process attached), not from
+  // the spawn: on a busy machine Node alone can take longer than the duration to start.
+  let durationStarted = false;
+  const startDuration = () => {
+    if (durationStarted) return;
+    durationStarted = true;
+    timers.push(setTimeout(() => settle({ type: 'duration' }), until.ms));
+  };
+
   const channel = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-'));
   const sessions = new Map(); // pid -> session
   const pids = new Set();
@@ -117,6 +126,7 @@ async function capture(options) {
       onReady: (session, payload) => settle({ type: 'ready', session, payload }),
     }).then((session) => {
       sessions.set(session.pid, session);
+      if (until.mode === 'duration') startDuration();
       // Attached after the capture ended: let it go (it is ended with the tree). Not the session
       // that reached the ready moment while attaching, nor a Lambda function's (its runtime can
       // finish init before attach() returns): the capture still reads from it.
@@ -154,11 +164,8 @@ async function capture(options) {
     settle({ type: 'exit', exit });
   });
   const timers = [];
-  if (until.mode === 'duration') {
-    timers.push(setTimeout(() => settle({ type: 'duration' }), until.ms));
-  } else {
-    timers.push(setTimeout(() => settle({ type: 'timeout' }), timeoutMs));
-  }
+  timers.push(setTimeout(() => settle({ type: 'timeout' }), timeoutMs));
+  if (until.mode === 'duration' && options.timingOnly) startDuration();
   const onAbort = () => settle({ type: 'interrupted' });
   if (options.signal) {
     if (options.signal.aborted) onAbort();
@@ -261,6 +268,7 @@ async function capture(options) {
       throw new CommandError(`could not attach the profiler to pid ${what.pid} over 127.0.0.1: ${what.error.message}`, { code: 'ATTACH_FAILED' });
     }
     if (what.type === 'timeout') {
+      if (until.mode === 'duration') throw new CommandError(`no Node process of the app started within ${timeoutMs / 1000}s (--timeout)`, { code: 'TIMEOUT' });
       if (lambda) throw new CommandError(`the function's runtime did not ${options.lambda.event === undefined ? 'finish init (ask the Runtime API for an event)' : 'answer its first invocation'} within ${timeoutMs / 1000}s (--timeout)`, { code: 'TIMEOUT' });
       const hint = until.mode === 'listen' ? ' (use --until 10s to profile an app that never listens)' : '';
       const moment = until.mode === 'exit' ? 'exit' : until.mode === 'http' ? `answer ${until.url} with a 2xx after it listened` : 'listen';
