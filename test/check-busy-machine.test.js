@@ -1,6 +1,6 @@
 'use strict';
 // The CI gate on a busy machine (two busy loops on every core of a 2-core runner): an unchanged app
-// checked against itself never fails and lists no mover; 50 ms more of the app's own work never
+// checked against itself never fails and lists a mover at most once in six checks (their 1% false discovery rate); 50 ms more of the app's own work never
 // passes, against the baseline command run alongside or against a baseline recorded idle.
 const test = require('node:test');
 const assert = require('node:assert');
@@ -36,17 +36,21 @@ function baselineCheck(r) {
 
 const shown = (c) => `${c.verdict} ${c.actual} [${c.low}, ${c.high}] ms, tolerance ${c.limit} ms${c.movers.length ? `, movers ${c.movers.join(' ')}` : ''}`;
 
-test('two busy loops: the app against itself never fails and lists no mover; 50 ms more never passes', async (t) => {
+test('two busy loops: the app against itself never fails and lists a mover at most once in six checks; 50 ms more never passes', async (t) => {
   if (!unlessFast(t, 'minutes of a loaded machine')) return;
   const dir = app();
   const seen = [];
   const busy = await startBusyLoops(2);
   try {
+    // Movers are selected at a false discovery rate of 1% per check: one check of six may list one
+    // by chance (about 6%), two or more would be 0.15%.
+    let withMovers = 0;
     for (let i = 0; i < SAME_CHECKS; i++) {
       const same = baselineCheck(await runCli(['check', ...RUNS, '--baseline-cmd', 'node main.js', '--json', '--', 'node', 'main.js'], { cwd: dir }));
       seen.push(`same: ${shown(same)}`);
       assert.notStrictEqual(same.verdict, 'fail', `the unchanged app failed:\n${seen.join('\n')}`);
-      assert.deepStrictEqual(same.movers, [], `the unchanged app listed movers:\n${seen.join('\n')}`);
+      if (same.movers.length) withMovers++;
+      assert.ok(withMovers <= 1, `the unchanged app listed movers in ${withMovers} checks:\n${seen.join('\n')}`);
     }
     for (let i = 0; i < GROWN_CHECKS; i++) {
       const grown = baselineCheck(await runCli(['check', ...RUNS, '--baseline-cmd', 'node main.js', '--json', '--', 'node', 'grown.js'], { cwd: dir }));
