@@ -10,17 +10,17 @@
 // difference. Needs the engine and base image from .ci/docker-up.sh. Prints markdown.
 //
 //   node bench/lambda-init.js [--runs 10] [--runtime runc --runtime runsc --runtime runsc-2024] [--handler sdk-handler.js:handler]
-const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { requireDocker, buildImage, runContainer, removeImages, runscVersion } = require('../lib/docker.js');
+const { requireDocker, runContainer, removeImages, runscVersion } = require('../lib/docker.js');
 const { alternateRuns } = require('../lib/measure/alternate-runs.js');
 const { medianInterval, compareSamples, formatMedianInterval } = require('../lib/stats.js');
 const { describeMachine } = require('../lib/bench/runner.js');
 const { parseCount } = require('../lib/options.js');
 const { registryFixture } = require('../test/helpers/registry-fixture.js');
-const { runCli, rm } = require('../test/helpers/app.js');
+const { rm } = require('../test/helpers/app.js');
+const { buildLambdaImage } = require('../test/helpers/lambda-image.js');
 const { isGvisor } = require('../lib/gvisor.js');
 
 const REPO = path.join(__dirname, '..');
@@ -34,15 +34,9 @@ async function main() {
   const dir = registryFixture(t, 'lambda-app');
   const tag = `coldstart-bench-lambda:${process.pid}`;
   try {
-    const packed = await runCli(['pack', '--lambda', values.handler, '--event', 'event.json', '--out', 'startup.tar'], { cwd: dir });
-    if (packed.code !== 0) throw new Error(`pack failed: ${packed.stderr}`);
-    const own = path.join(dir, 'node_modules', 'coldstart');
-    for (const f of ['package.json', 'start.js', 'lib']) fs.cpSync(path.join(REPO, f), path.join(own, f), { recursive: true });
-    const dockerfile = path.join(dir, 'Dockerfile.bench');
-    fs.writeFileSync(dockerfile, /```dockerfile\n([\s\S]*?)```/.exec(fs.readFileSync(path.join(REPO, 'docs', 'lambda.md'), 'utf8'))[1]);
-    await buildImage({ context: dir, dockerfile, tag, buildArgs: { NODE_IMAGE: 'coldstart-node:local' } });
+    const { packed } = await buildLambdaImage({ dir, handler: values.handler, tag, baseImage: 'coldstart-node:local', timeoutMs: 600_000 });
     const machine = describeMachine();
-    const files = (/packed (\d+) files/.exec(packed.stdout + packed.stderr) || [])[1];
+    const files = (/packed (\d+) files/.exec(packed) || [])[1];
     const lines = [
       `## A Lambda function's cold start in a container: plain and served by the preload`, '',
       `${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${runtimes.filter(isGvisor).map((r) => `${r}: ${runscVersion(r)}`).join(', ')}; load average before: ${os.loadavg().map((n) => n.toFixed(2)).join(' ')}.`,

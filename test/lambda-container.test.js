@@ -7,8 +7,9 @@ const { test, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { buildImage, removeImages } = require('../lib/docker.js');
-const { needDocker, testedRuntimes, scratch, cleanup, BASE_IMAGE, REPO } = require('./helpers/docker.js');
+const { removeImages } = require('../lib/docker.js');
+const { buildLambdaImage } = require('./helpers/lambda-image.js');
+const { needDocker, testedRuntimes, scratch, cleanup, BASE_IMAGE } = require('./helpers/docker.js');
 const { registryFixture } = require('./helpers/registry-fixture.js');
 const { runCli, rm } = require('./helpers/app.js');
 
@@ -23,18 +24,8 @@ test('a Lambda image under both gVisors: the preload in NODE_OPTIONS serves the 
   const dir = registryFixture(t, 'lambda-app');
   if (!dir) return;
   try {
-    const packed = await runCli(['pack', '--lambda', 'handler.js:handler', '--event', 'event.json', '--out', 'startup.tar'], { cwd: dir });
-    assert.equal(packed.code, 0, packed.stderr);
-    // coldstart installed beside the function, as `npm install coldstart` would: the preload needs its own files only.
-    const own = path.join(dir, 'node_modules', 'coldstart');
-    for (const f of ['package.json', 'start.js', 'lib']) fs.cpSync(path.join(REPO, f), path.join(own, f), { recursive: true });
-    // The Dockerfile docs/lambda.md shows, as it shows it.
-    const dockerfile = path.join(scratch(), 'Dockerfile.lambda');
-    const shown = /```dockerfile\n([\s\S]*?)```/.exec(fs.readFileSync(path.join(REPO, 'docs', 'lambda.md'), 'utf8'));
-    assert.ok(shown, 'docs/lambda.md shows a Dockerfile');
-    fs.writeFileSync(dockerfile, shown[1]);
     const tag = `coldstart-test-lambda:${process.pid}`;
-    await buildImage({ context: dir, dockerfile, tag, buildArgs: { NODE_IMAGE: BASE_IMAGE }, timeoutMs: 300_000 });
+    await buildLambdaImage({ dir, handler: 'handler.js:handler', tag, baseImage: BASE_IMAGE });
     built.push(tag);
 
     for (const runtime of (await testedRuntimes(t)).filter((x) => x !== 'runc')) {
