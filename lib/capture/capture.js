@@ -14,6 +14,8 @@ const { moduleRecords } = require('./module-records.js');
 const { CommandError, UsageError } = require('../errors.js');
 const { readyMomentEnv } = require('../in-app/ready-moment.cjs');
 const { driveRequests, targetOf } = require('./request-driver.js');
+const { isNode } = require('../node-command.js');
+const { findPackageBin } = require('../package-bin.js');
 
 /**
  * @typedef {object} CaptureOptions
@@ -417,7 +419,8 @@ async function capture(options) {
     // Times from the ready process alone; ES modules no hook timed take their evaluation from its profile.
     const modules = moduleRecords(payload, { profile: cpuProfile, clock: { startUs: payload.startUs, pausedUs: payload.pausedUs } });
     // The files: of its ancestors too (their own records), else of these same modules.
-    const collected = collectFiles(withAncestors(payload, ancestors), root, ancestors.length ? undefined : modules);
+    const bin = !isNode(command[0]) && findPackageBin(command[0], cwd);
+    const collected = collectFiles(withAncestors(payload, ancestors), root, ancestors.length ? undefined : modules, bin ? [bin.link] : []);
     const { files, outsideRoot, resolutions, esmResolutions, requires } = collected;
     const loadedFiles = new Set(modules.map((m) => m.file));
     return {

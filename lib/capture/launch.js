@@ -5,6 +5,8 @@ const { spawn } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 
+const { isNode } = require('../node-command.js');
+const { packageBin } = require('../package-bin.js');
 const { UNTIL_ENV } = require('../in-app/ready-moment.cjs');
 const { startTicks, sameProcess } = require('../in-app/process-start.cjs');
 
@@ -70,7 +72,11 @@ function launch(opts) {
   if (opts.settleMs) env.COLDSTART_SETTLE = '1';
   if (opts.afterMs) env.COLDSTART_AFTER = '1';
 
-  const child = spawn(opts.command[0], opts.command.slice(1), {
+  // A package binary of the app (functions-framework, next), found as npx and npm scripts find it,
+  // run by the node on PATH as its `#!/usr/bin/env node` line would (images may have no env).
+  const bin = !isNode(opts.command[0]) && packageBin(opts.command[0], opts.cwd);
+  const [file, ...args] = bin ? ['node', bin, ...opts.command.slice(1)] : opts.command;
+  const child = spawn(file, args, {
     cwd: opts.cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

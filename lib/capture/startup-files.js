@@ -12,10 +12,18 @@ const { parseNodeCommand, ENV_FILE_FLAGS } = require('../node-command.js');
 // Files Node can load as a module.
 const CODE = /\.(?:[cm]?js|json|node|wasm)$/;
 
-/** The app root: nearest directory with a package.json above the entry, else cwd. */
+/**
+ * The app root: nearest directory with a package.json above the entry, else cwd. An entry inside
+ * node_modules is a package binary running the app (functions-framework, next): the root is the
+ * project that installed it.
+ */
 function findRoot(mainFile, cwd) {
   if (!mainFile) return cwd;
-  let dir = path.dirname(path.resolve(cwd, mainFile));
+  const file = path.resolve(cwd, mainFile);
+  const parts = file.split(path.sep);
+  const modules = parts.indexOf('node_modules');
+  if (modules > 0) return parts.slice(0, modules).join(path.sep) || path.sep;
+  let dir = path.dirname(file);
   for (;;) {
     if (path.basename(dir) !== 'node_modules' && fs.existsSync(path.join(dir, 'package.json'))) return dir;
     const up = path.dirname(dir);
@@ -100,12 +108,15 @@ function packageLinks(loadedFiles, root) {
  * @param {object} payload the agent's data at the ready moment
  * @param {string} root
  * @param {object[]} [modules] the payload's module records, when the caller has them already
+ * @param {string[]} [commandFiles] what the app command was found by: a package binary's
+ *   node_modules/.bin link, which the archive needs for the command to start from it
  * @returns {{ modules: object[], files: Array<{path, bytes, via}>, outsideRoot: string[] }} outsideRoot:
  *   files whose path or real place (symlinks followed) is outside the root
  */
-function collectFiles(payload, root, modules = moduleRecords(payload)) {
+function collectFiles(payload, root, modules = moduleRecords(payload), commandFiles = []) {
   const found = new Map(); // absolute path -> via
   const add = (p, via) => { if (p && !found.has(p)) found.set(p, via); };
+  for (const link of commandFiles) add(link, 'symlink');
 
   for (const m of modules) add(m.file, m.kind === 'esm' ? 'import' : 'require');
   for (const r of payload.reads || []) add(r.path, r.via === 'addon' ? 'require' : 'fs');

@@ -1,20 +1,27 @@
 'use strict';
-// start -- functions-framework --target=fn, -- next start: a package binary named the way npm
-// scripts name them, found as npm finds it (node_modules/.bin from the working directory up) and
-// run in this process when it is a Node script. Loaded only when the entry is not a file.
+// `-- functions-framework --target=fn`, `-- next start`: a package binary named the way npm
+// scripts name them, found as npm finds it (node_modules/.bin from the working directory up).
+// start runs it in its own process when it is a Node script; profile, pack and bench spawn it.
+// start loads this only when the entry is not a file.
 const fs = require('node:fs');
 const path = require('node:path');
 
-/** The Node script behind the package binary `name`, or null. */
-function packageBin(name, cwd) {
+/** The package binary `name` as found from cwd: its node_modules/.bin link and the Node script behind it; null if none. */
+function findPackageBin(name, cwd) {
   if (!/^[\w@.-][\w@./-]*$/.test(name) || name.includes('/')) return null;
   for (let dir = cwd; ; dir = path.dirname(dir)) {
     const link = path.join(dir, 'node_modules', '.bin', name);
     let file = null;
     try { file = fs.realpathSync(link); } catch { /* not here */ }
-    if (file && isNodeScript(file)) return file;
+    if (file && isNodeScript(file)) return { link, file };
     if (path.dirname(dir) === dir) return null;
   }
+}
+
+/** The Node script behind the package binary `name`, or null. */
+function packageBin(name, cwd) {
+  const found = findPackageBin(name, cwd);
+  return found && found.file;
 }
 
 function isNodeScript(file) {
@@ -33,4 +40,4 @@ function isNodeScript(file) {
   }
 }
 
-module.exports = { packageBin };
+module.exports = { packageBin, findPackageBin };
