@@ -96,15 +96,17 @@ async function requireDocker() {
  * Builds an image with the engine's BuildKit and no network. The context must already hold
  * node_modules (see assembleContext): nothing is installed during the build.
  * @param {{context: string, dockerfile?: string, tag: string, buildArgs?: Record<string,string>,
- *          target?: string, timeoutMs?: number, onOutput?: (chunk: string) => void}} options
+ *          target?: string, timeoutMs?: number, noCache?: boolean, onOutput?: (chunk: string) => void}} options
+ *   noCache: run every step again (a step whose output is under test)
  * @returns {Promise<{tag: string, ms: number, output: string}>}
  * @throws {CommandError} when the build fails, with the end of the build log as the message
  */
-async function buildImage({ context, dockerfile, tag, buildArgs = {}, target, timeoutMs = 600_000, onOutput }) {
+async function buildImage({ context, dockerfile, tag, buildArgs = {}, target, timeoutMs = 600_000, noCache = false, onOutput }) {
   if (!context || !tag) throw new UsageError('buildImage needs a context directory and a tag');
   const args = ['build', '--progress', 'plain', '--network', 'none', '--tag', tag];
   if (dockerfile) args.push('--file', path.resolve(dockerfile));
   if (target) args.push('--target', target);
+  if (noCache) args.push('--no-cache');
   for (const [key, value] of Object.entries(buildArgs)) args.push('--build-arg', `${key}=${value}`);
   args.push(path.resolve(context));
   const started = performance.now();
@@ -268,6 +270,18 @@ function copyPackages(packages, nodeModulesDir) {
   }
 }
 
+/** node_modules/.bin links for a package's binaries, as npm makes them (scripts and npx run them). */
+function linkPackageBins(nodeModulesDir, name) {
+  const manifest = readManifest(path.join(nodeModulesDir, name));
+  const bins = typeof manifest.bin === 'string' ? { [name.split('/').pop()]: manifest.bin } : manifest.bin || {};
+  const binDir = path.join(nodeModulesDir, '.bin');
+  for (const [bin, target] of Object.entries(bins)) {
+    fs.mkdirSync(binDir, { recursive: true });
+    const link = path.join(binDir, bin);
+    if (!fs.existsSync(link)) fs.symlinkSync(path.relative(binDir, path.join(nodeModulesDir, name, target)), link);
+  }
+}
+
 /**
  * Assembles a Docker build context: the app (without its node_modules, .git, .coldstart), the
  * packages it needs copied from a node_modules directory, and coldstart itself as
@@ -303,6 +317,7 @@ function assembleContext({ app, into, nodeModules, packages, coldstart = true })
 
   const appPackages = packageClosure(roots, path.dirname(modulesDir), 'the app');
   copyPackages(appPackages, path.join(dir, 'node_modules'));
+  for (const name of roots) linkPackageBins(path.join(dir, 'node_modules'), name);
 
   let coldstartPackages = [];
   if (coldstart) {
@@ -373,4 +388,5 @@ module.exports = {
   runContainer,
   stopAllContainers,
   assembleContext,
+  linkPackageBins,
 };

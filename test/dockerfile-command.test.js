@@ -9,7 +9,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { promisify } = require('node:util');
 const { copyFixture, runCli, rm } = require('./helpers/app.js');
-const { needDocker, BASE_IMAGE } = require('./helpers/docker.js');
+const { needDocker, testedRuntimes, BASE_IMAGE } = require('./helpers/docker.js');
 
 const dirs = [];
 after(() => { for (const dir of dirs) rm(dir); });
@@ -229,24 +229,38 @@ test('--out writes the file atomically and names it in the build command; warnin
   assert.match(strict.stderr, /^coldstart: --strict: coldstart is a devDependency/);
 });
 
-test('the Dockerfile printed for fixtures/express-app builds and starts from its archive under runc', { timeout: 240_000 }, async (t) => {
-  if (!(await needDocker(t))) return;
-  const { assembleContext, buildImage, runContainer, stopAllContainers } = require('../lib/docker.js');
-  const app = copyFixture('express-app');
+/**
+ * The image of a fixture built from the Dockerfile `coldstart dockerfile [flags]` writes for it,
+ * in a build context as a user's would be (the app, its packages, coldstart in node_modules).
+ * Every step runs (no layer cache): the pack in the build is under test.
+ */
+async function imageFromDockerfile(fixture, flags, tag) {
+  const { assembleContext, buildImage } = require('../lib/docker.js');
+  const app = copyFixture(fixture);
   dirs.push(app);
-  const r = await runCli(['dockerfile', '--root', app, '--out', path.join(app, 'Dockerfile')]);
+  const r = await runCli(['dockerfile', ...flags, '--root', app, '--out', path.join(app, 'Dockerfile')]);
   assert.equal(r.code, 0, r.stderr);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-dockerfile-context-'));
   dirs.push(work);
   const context = assembleContext({ app, into: path.join(work, 'context') });
   assert.ok(fs.existsSync(path.join(context.dir, 'node_modules', 'coldstart', 'bin', 'coldstart.js')));
+  const built = await buildImage({
+    context: context.dir, dockerfile: path.join(context.dir, 'Dockerfile'), tag,
+    buildArgs: { NODE_IMAGE: BASE_IMAGE }, timeoutMs: 240_000, noCache: true,
+  });
+  return { built, work };
+}
 
+async function removeImage(tag) {
+  await promisify(execFile)(process.env.COLDSTART_DOCKER || '/usr/bin/docker', ['image', 'rm', '--force', tag]).catch(() => {});
+}
+
+test('the Dockerfile printed for fixtures/express-app builds and starts from its archive under runc', { timeout: 240_000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  const { runContainer, stopAllContainers } = require('../lib/docker.js');
   const tag = `coldstart-test-dockerfile-command:${process.pid}`;
   try {
-    const built = await buildImage({
-      context: context.dir, dockerfile: path.join(context.dir, 'Dockerfile'), tag,
-      buildArgs: { NODE_IMAGE: BASE_IMAGE }, timeoutMs: 180_000,
-    });
+    const { built } = await imageFromDockerfile('express-app', [], tag);
     t.diagnostic(`built in ${Math.round(built.ms)} ms`);
     const run = await runContainer({ image: tag, runtime: 'runc', until: /express-app listening/, timeoutMs: 60_000 });
     assert.ok(run.matched, `never listened: exit ${run.code}\n${run.stdout}\n${run.stderr}`);
@@ -256,26 +270,16 @@ test('the Dockerfile printed for fixtures/express-app builds and starts from its
     t.diagnostic(report[0]);
   } finally {
     await stopAllContainers();
-    await promisify(execFile)(process.env.COLDSTART_DOCKER || '/usr/bin/docker', ['image', 'rm', '--force', tag]).catch(() => {});
+    await removeImage(tag);
   }
 });
 
 test('the --snapshot Dockerfile for fixtures/express-app builds its snapshot and starts from it under runc', { timeout: 240_000 }, async (t) => {
   if (!(await needDocker(t))) return;
-  const { assembleContext, buildImage, runContainer, stopAllContainers } = require('../lib/docker.js');
-  const app = copyFixture('express-app');
-  dirs.push(app);
-  const r = await runCli(['dockerfile', '--snapshot', '--root', app, '--out', path.join(app, 'Dockerfile')]);
-  assert.equal(r.code, 0, r.stderr);
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-dockerfile-context-'));
-  dirs.push(work);
-  const context = assembleContext({ app, into: path.join(work, 'context') });
+  const { runContainer, stopAllContainers } = require('../lib/docker.js');
   const tag = `coldstart-test-dockerfile-snapshot:${process.pid}`;
   try {
-    const built = await buildImage({
-      context: context.dir, dockerfile: path.join(context.dir, 'Dockerfile'), tag,
-      buildArgs: { NODE_IMAGE: BASE_IMAGE }, timeoutMs: 180_000,
-    });
+    const { built } = await imageFromDockerfile('express-app', ['--snapshot'], tag);
     const made = /snapshot: (\d+) modules evaluated/.exec(built.output);
     assert.ok(made && Number(made[1]) > 20, `pack made no snapshot of express: ${built.output.slice(-2000)}`);
     t.diagnostic(made[0]);
@@ -284,6 +288,73 @@ test('the --snapshot Dockerfile for fixtures/express-app builds its snapshot and
     assert.doesNotMatch(run.stderr, /coldstart:/, 'started from the snapshot, without a word');
   } finally {
     await stopAllContainers();
-    await promisify(execFile)(process.env.COLDSTART_DOCKER || '/usr/bin/docker', ['image', 'rm', '--force', tag]).catch(() => {});
+    await removeImage(tag);
+  }
+});
+
+test('a start script that runs a package binary (the Functions Framework): pack and start run it; no --snapshot', async () => {
+  const dir = copyFixture('gcf-app');
+  dirs.push(dir);
+  const d = await describe(dir);
+  assert.equal(d.binary, 'functions-framework');
+  assert.equal(d.entryFrom, 'scripts.start');
+  assert.deepEqual(d.appCommand, ['functions-framework', '--target=hello']);
+  const { stdout } = await dockerfileText(dir);
+  assert.match(stdout, /^RUN node node_modules\/coldstart\/bin\/coldstart\.js pack --code-cache --out \/startup\.tar -- functions-framework --target=hello$/m);
+  assert.deepEqual(cmdOf(stdout).slice(-3), ['--', 'functions-framework', '--target=hello']);
+  const refused = await runCli(['dockerfile', '--snapshot'], { cwd: dir });
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /^coldstart: --snapshot: the app starts with the package binary functions-framework/);
+});
+
+test('--lambda: a function image whose run stage has the runtime client start the handler, the preload in NODE_OPTIONS', async () => {
+  const dir = project({
+    'package.json': { name: 'fn', dependencies: { coldstart: '*', 'aws-lambda-ric': '*' } },
+    'handler.js': 'exports.handler = async () => ({ ok: true });',
+    'event.json': '{"a":1}',
+    'node_modules/aws-lambda-ric/package.json': { name: 'aws-lambda-ric', bin: { 'aws-lambda-ric': './index.mjs' } },
+    'node_modules/aws-lambda-ric/index.mjs': '',
+  });
+  const d = await describe(dir, '--lambda', 'handler.handler', '--event', 'event.json');
+  assert.deepEqual(d.lambda, { handler: 'handler.handler', file: 'handler.js', event: 'event.json', runtimeClient: 'node_modules/aws-lambda-ric/index.mjs' });
+  const { stdout } = await dockerfileText(dir, '--lambda', 'handler.js:handler', '--event', 'event.json');
+  assert.match(stdout, /^WORKDIR \/var\/task$/m);
+  assert.match(stdout, /^RUN node node_modules\/coldstart\/bin\/coldstart\.js pack --lambda handler\.js:handler --event event\.json --out \/var\/task\/startup\.tar$/m);
+  assert.match(stdout, /^ENV NODE_OPTIONS="--require coldstart\/start" COLDSTART_ARCHIVE=\/var\/task\/startup\.tar COLDSTART_VERIFY=none$/m);
+  assert.match(stdout, /^ENTRYPOINT \["node","node_modules\/aws-lambda-ric\/index\.mjs"\]$/m);
+  assert.deepEqual(cmdOf(stdout), ['handler.handler']);
+  for (const [args, message] of [
+    [['--event', 'event.json'], /^coldstart: --event is the first invocation of a --lambda function/],
+    [['--lambda', 'handler.js:handler', '--snapshot'], /^coldstart: --snapshot with --lambda/],
+    [['--lambda', 'nothere.js:handler'], /^coldstart: --lambda: handler file not found: nothere\.js/],
+  ]) {
+    const r = await runCli(['dockerfile', ...args], { cwd: dir });
+    assert.equal(r.code, 2, args.join(' '));
+    assert.match(r.stderr, message);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  }
+});
+
+test('the Dockerfile for a Functions Framework function (fixtures/gcf-app) builds and serves it from its archive under gVisor', { timeout: 300_000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  const { stopAllContainers } = require('../lib/docker.js');
+  const runtime = (await testedRuntimes(t)).filter((r) => r !== 'runc').pop();
+  const tag = `coldstart-test-dockerfile-gcf:${process.pid}`;
+  try {
+    const { built, work } = await imageFromDockerfile('gcf-app', [], tag);
+    assert.match(built.output, /coldstart: packed \d+ files/);
+    // The image's own CMD to the moment the function listens (the framework logs nothing in production).
+    const out = path.join(work, 'profile');
+    const run = await runCli(['profile', '--docker', tag, '--runtime', runtime, '--out', out], { cwd: work });
+    assert.equal(run.code, 0, run.stderr);
+    const report = JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
+    assert.equal(report.served && report.served.mode, 'memory', JSON.stringify(report.served));
+    const served = /coldstart: serving (\d+) files/.exec(run.stderr);
+    assert.ok(served && Number(served[1]) > 100, `the framework and express come from the archive: ${run.stderr}`);
+    assert.doesNotMatch(run.stderr, /warning/, run.stderr);
+    t.diagnostic(`${runtime}: ${served[0]}; listening at ${report.readyAt} ms`);
+  } finally {
+    await stopAllContainers();
+    await removeImage(tag);
   }
 });

@@ -1,13 +1,13 @@
 'use strict';
 // A Lambda function's container image under gVisor (runsc), built from the Dockerfile
-// docs/lambda.md shows, as Lambda's container images hold a function: the handler and its node_modules under /var/task, the archive pack made beside it, and
+// `coldstart dockerfile --lambda` writes (docs/lambda.md), as Lambda's container images hold a function: the handler and its node_modules under /var/task, the archive pack made beside it, and
 // NODE_OPTIONS set as the function's environment would set it. profile --docker --lambda serves
 // the Runtime API inside the container (no network) and profiles init and the first invocation.
 const { test, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { removeImages } = require('../lib/docker.js');
+const { removeImages, docker } = require('../lib/docker.js');
 const { buildLambdaImage } = require('./helpers/lambda-image.js');
 const { needDocker, testedRuntimes, scratch, cleanup, BASE_IMAGE } = require('./helpers/docker.js');
 const { registryFixture } = require('./helpers/registry-fixture.js');
@@ -25,8 +25,17 @@ test('a Lambda image under both gVisors: the preload in NODE_OPTIONS serves the 
   if (!dir) return;
   try {
     const tag = `coldstart-test-lambda:${process.pid}`;
-    await buildLambdaImage({ dir, handler: 'handler.js:handler', tag, baseImage: BASE_IMAGE });
+    const { packed } = await buildLambdaImage({ dir, handler: 'handler.js:handler', tag, baseImage: BASE_IMAGE });
     built.push(tag);
+    assert.match(packed, /coldstart: packed \d+ files/, 'pack ran in the build');
+    // The image starts as Lambda would start it: the runtime client from node_modules, the handler as CMD.
+    const config = JSON.parse((await docker(['image', 'inspect', '--format', '{{json .Config}}', tag])).stdout);
+    assert.deepEqual(config.Entrypoint, ['node', 'node_modules/aws-lambda-ric/index.mjs']);
+    assert.deepEqual(config.Cmd, ['handler.handler']);
+    assert.equal(config.WorkingDir, '/var/task');
+    const client = await docker(['run', '--rm', '--network', 'none', '--entrypoint', 'node', tag, '-e', 'require("fs").statSync(process.argv[1]); console.log(process.env.NODE_OPTIONS)', 'node_modules/aws-lambda-ric/index.mjs'], { timeoutMs: 60_000 });
+    assert.equal(client.code, 0, client.stderr);
+    assert.match(client.stdout, /--require coldstart\/start/);
 
     for (const runtime of (await testedRuntimes(t)).filter((x) => x !== 'runc')) {
       const out = path.join(scratch(), `lambda-out-${runtime}`);

@@ -9,8 +9,11 @@ function refuseSnapshot(description) {
   if (description.distroless) {
     throw new UsageError('--snapshot with --distroless: the snapshot must be made by the Node of the run image, and a distroless image has no shell to run pack in; leave out one of them');
   }
+  if (description.binary) {
+    throw new UsageError(`--snapshot: the app starts with the package binary ${description.binary} (scripts.start); a snapshot starts node with an entry file: give it with --entry`);
+  }
   const { parseNodeCommand, PRELOAD_FLAGS } = require('../node-command.js');
-  const { flags } = parseNodeCommand(['node', ...description.nodeFlags, description.entry]);
+  const { flags } = parseNodeCommand(description.appCommand);
   const preload = flags.find((flag) => PRELOAD_FLAGS.has(flag.name));
   if (preload) {
     throw new UsageError(`--snapshot: the app starts with ${preload.words[0]}, a preload that must see the modules load; in a snapshot they are loaded already`);
@@ -25,9 +28,12 @@ module.exports = {
     .option('entry', { type: 'string', describe: 'entry file, relative to the root (default: scripts.start, main, index.js/server.js/app.js)' })
     .option('distroless', { type: 'boolean', default: false, describe: 'run in a distroless image (node is its entrypoint)' })
     .option('snapshot', { type: 'boolean', default: false, describe: 'start from a snapshot of the startup modules, evaluated at build (pack --snapshot; see README)' })
+    .option('lambda', { type: 'string', requiresArg: true, describe: 'a Lambda function\'s container image: its handler (handler.js:fn), started by aws-lambda-ric from node_modules, the preload serving what its init read' })
+    .option('event', { type: 'string', requiresArg: true, describe: 'with --lambda: a JSON event whose first invocation pack runs too, so its files are served as well' })
     .example('$0 dockerfile > Dockerfile', '')
     .example('$0 dockerfile --distroless --out Dockerfile', '')
     .example('$0 dockerfile --snapshot > Dockerfile', '')
+    .example('$0 dockerfile --lambda handler.js:handler --event event.json > Dockerfile', '')
     .example('# print what was detected', '').example('$0 dockerfile --entry dist/server.js --json', ''),
   async run(argv, ctx) {
     if (argv.appCommand.length) {
@@ -36,7 +42,12 @@ module.exports = {
     const { detectProject } = require('../dockerfile/detect-project.js');
     const { renderDockerfile } = require('../dockerfile/render-dockerfile.js');
     const root = path.resolve(ctx.cwd, argv.root || '.');
-    const description = detectProject({ root, entry: argv.entry, distroless: argv.distroless });
+    if (argv.event != null && argv.lambda == null) throw new UsageError('--event is the first invocation of a --lambda function: give --lambda handler.js:fn too');
+    if (argv.lambda != null) {
+      const other = ['entry', 'snapshot', 'distroless'].find((name) => argv[name]);
+      if (other) throw new UsageError(`--${other} with --lambda: a Lambda image starts the handler through its runtime interface client; leave out --${other}`);
+    }
+    const description = detectProject({ root, entry: argv.entry, lambda: argv.lambda, event: argv.event, distroless: argv.distroless });
 
     if (argv.snapshot) refuseSnapshot(description);
     ctx.warnings.push(...description.warnings);
@@ -62,7 +73,7 @@ module.exports = {
     } else if (!out) {
       ctx.stdout.write(text);
     } else if (!argv.quiet) {
-      const command = ['node', ...description.nodeFlags, description.entry, ...description.appArgs].join(' ');
+      const command = description.lambda ? `Lambda handler ${description.lambda.handler}` : description.appCommand.join(' ');
       ctx.stdout.write(`wrote ${path.relative(ctx.cwd, out) || out}: ${command} (${description.packageManager.name}, `
         + `node ${description.node.major}${description.typescript ? ', TypeScript build' : ''}`
         + `${description.distroless ? ', distroless' : ''}${argv.snapshot ? ', startup snapshot' : ''})\n`);

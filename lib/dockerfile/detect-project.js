@@ -8,6 +8,7 @@ const { UsageError } = require('../errors.js');
 const { parseNodeCommand } = require('../node-command.js');
 const { splitShellWords } = require('../shell-words.js');
 const { warning } = require('../warnings.js');
+const { packageBin } = require('../package-bin.js');
 
 const LOCKFILES = [
   ['package-lock.json', 'npm'],
@@ -89,12 +90,26 @@ function normaliseEntry(entry, from) {
   return normal;
 }
 
+/**
+ * `functions-framework --target=fn`, `npx next start`: a package binary of the project that is a
+ * Node script -> { binary, args }; null for anything else.
+ */
+function parseBinaryScript(script, root) {
+  const words = splitScript(script);
+  if (words && words[0] === 'npx') words.shift();
+  if (!words || !words.length || !packageBin(words[0], root)) return null;
+  return { binary: words[0], args: words.slice(1) };
+}
+
 function findEntry({ root, manifest, entryOption, typescript }) {
   const scripts = (manifest && manifest.scripts) || {};
   const candidates = [];
   if (entryOption) candidates.push({ file: entryOption, from: '--entry', flags: [], args: [], dropped: [] });
   const start = typeof scripts.start === 'string' ? parseNodeScript(scripts.start) : null;
   if (start) candidates.push({ ...start, from: 'scripts.start' });
+  // A start script that runs a package binary (the Functions Framework, next): the platform's command.
+  const binary = !start && !entryOption && typeof scripts.start === 'string' ? parseBinaryScript(scripts.start, root) : null;
+  if (binary) return { file: null, ...binary, from: 'scripts.start', flags: [], dropped: [] };
   if (manifest && typeof manifest.main === 'string' && manifest.main) {
     candidates.push({ file: manifest.main, from: 'main', flags: [], args: [], dropped: [] });
   }
@@ -202,32 +217,56 @@ function imageName(manifest) {
 }
 
 /**
+ * A Lambda function's handler (--lambda handler.js:fn) and first event: paths relative to the task
+ * root, the runtime interface client among its node_modules (pack runs the function with it).
+ */
+function lambdaFunction(root, spec, event) {
+  const { parseLambdaHandler, runtimeClient, readEvent } = require('../capture/lambda-function.js');
+  const { handler, file } = parseLambdaHandler(spec, root);
+  if (event != null) readEvent(event, root);
+  const posix = (p) => path.relative(root, path.resolve(root, p)).split(path.sep).join('/');
+  return { handler, file: posix(file), event: event != null ? posix(event) : null, runtimeClient: posix(runtimeClient(root)) };
+}
+
+/**
  * Describes the project in `root` for a Dockerfile: plain data, printed by `--json` and rendered
  * by render-dockerfile.js.
- * @param {{root: string, entry?: string, distroless?: boolean, runningNodeVersion?: string}} options
- * @returns {{root: string, name: string, entry: string, entryFrom: string, nodeFlags: string[],
+ * @param {{root: string, entry?: string, lambda?: string, event?: string, distroless?: boolean,
+ *   runningNodeVersion?: string}} options lambda: a Lambda function's handler (handler.js:fn), event:
+ *   the JSON file of its first invocation
+ * @returns {{root: string, name: string, entry: ?string, entryFrom: string, binary: ?string,
+ *   lambda: null|{handler: string, file: string, event: ?string, runtimeClient: string},
+ *   appCommand: string[], nodeFlags: string[],
  *   appArgs: string[], packageManager: {name: 'npm'|'yarn'|'pnpm', lockfile: string|null},
  *   node: {major: number, from: string, range: string|null},
  *   typescript: null|{tsconfig: string, buildScript: string, command: string[], packageManager: string},
  *   distroless: boolean, warnings: {code: string, message: string, context: object}[]}}
  * @throws {UsageError} when no entry file is found or package.json cannot be read
  */
-function detectProject({ root, entry, distroless = false, runningNodeVersion = process.version }) {
+function detectProject({ root, entry, lambda, event, distroless = false, runningNodeVersion = process.version }) {
   const dir = path.resolve(root);
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new UsageError(`no such project directory: ${root}`);
   const manifest = readJson(path.join(dir, 'package.json'), 'package.json');
   const warnings = contextWarnings(dir, manifest);
   const packageManager = findPackageManager(dir, manifest, warnings);
   const typescript = findTypescript(dir, manifest, packageManager);
-  const chosen = findEntry({ root: dir, manifest, entryOption: entry, typescript });
+  const function_ = lambda != null ? lambdaFunction(dir, lambda, event) : null;
+  const chosen = function_ ? { file: function_.file, from: '--lambda', flags: [], args: [], dropped: [] }
+    : findEntry({ root: dir, manifest, entryOption: entry, typescript });
   if (chosen.dropped.length) {
     warnings.push(warning('DEV_FLAGS_DROPPED', `left out development-only node flags of scripts.start: ${chosen.dropped.join(' ')}`, { flags: chosen.dropped }));
   }
+  const appCommand = function_ ? ['node', function_.runtimeClient, function_.handler]
+    : chosen.binary ? [chosen.binary, ...chosen.args]
+      : ['node', ...chosen.flags, chosen.file, ...chosen.args];
   return {
     root: dir,
     name: imageName(manifest),
     entry: chosen.file,
     entryFrom: chosen.from,
+    binary: chosen.binary || null,
+    lambda: function_,
+    appCommand,
     nodeFlags: chosen.flags,
     appArgs: chosen.args,
     packageManager,

@@ -88,6 +88,40 @@ function snapshotRunStage(description, { appCommand, appSource, n }) {
   ];
 }
 
+// Lambda's task root: the function's code is there, and the archive records files by that path.
+const TASK_ROOT = '/var/task';
+
+// A Lambda function's image: pack runs its init (and first event) under coldstart's Runtime API;
+// the run stage has the runtime interface client start the handler with the preload in NODE_OPTIONS.
+function lambdaStages(description, { appSource, n }) {
+  const { handler, event, runtimeClient } = description.lambda;
+  const spec = `${description.entry}:${handler.slice(handler.lastIndexOf('.') + 1)}`;
+  const packCommand = ['node', description.coldstartBin, 'pack', '--lambda', spec, ...(event ? ['--event', event] : []), '--out', `${TASK_ROOT}/startup.tar`];
+  return [
+    `# ${n}. Pack: run the function's init${event ? ` and its first invocation (the event in ${event})` : ''} once, against a Lambda`,
+    '#    Runtime API coldstart serves in the build, and archive every file they read. The runtime',
+    `#    interface client (${runtimeClient}) starts it, as in the run stage. Settings the function`,
+    '#    reads at init (not secrets) need harmless values here, with ENV.',
+    'FROM ${NODE_IMAGE} AS pack',
+    `WORKDIR ${TASK_ROOT}`,
+    appSource,
+    `RUN ${packCommand.map(shellWord).join(' ')}`,
+    '',
+    `# ${n + 1}. Run: the function at Lambda's task root, the archive beside it. The preload serves the archived`,
+    '#    files from memory to the runtime client and the handler; it says so in one log line at init.',
+    '#    --verify none (COLDSTART_VERIFY): the archive and the function come from this same build.',
+    'FROM ${NODE_IMAGE}',
+    `WORKDIR ${TASK_ROOT}`,
+    appSource,
+    `COPY --from=pack ${TASK_ROOT}/startup.tar ${TASK_ROOT}/startup.tar`,
+    `ENV NODE_OPTIONS="--require coldstart/start" COLDSTART_ARCHIVE=${TASK_ROOT}/startup.tar COLDSTART_VERIFY=none`,
+    "# On AWS's base image (public.ecr.aws/lambda/nodejs) leave out ENTRYPOINT: its own runtime starts",
+    '# the handler named in CMD, with the preload all the same.',
+    `ENTRYPOINT ${JSON.stringify(['node', runtimeClient])}`,
+    `CMD ${JSON.stringify([handler])}`,
+  ];
+}
+
 /**
  * Renders the Dockerfile for a project description.
  * @param {ReturnType<typeof import('./detect-project.js').detectProject>} description
@@ -98,7 +132,7 @@ function snapshotRunStage(description, { appCommand, appSource, n }) {
  */
 function renderDockerfile(description, { dockerfile, snapshot = false } = {}) {
   const { node, typescript, distroless } = description;
-  const appCommand = ['node', ...description.nodeFlags, description.entry, ...description.appArgs];
+  const { appCommand } = description;
   const { coldstartBin } = description;
   const packCommand = ['node', coldstartBin, 'pack', '--code-cache', '--out', '/startup.tar', '--', ...appCommand];
   const startArgs = [coldstartBin, 'start', '--verify', 'none', '--archive', '/startup.tar', '--', ...appCommand];
@@ -107,9 +141,10 @@ function renderDockerfile(description, { dockerfile, snapshot = false } = {}) {
   const appSource = typescript ? 'COPY --from=build /app /app' : 'COPY . .';
 
   const lines = [
-    snapshot ? `# ${shown}, started from a snapshot of its startup modules made at build time (\`pack --snapshot\`)`
-      : `# ${shown}, with its startup files packed at build time and loaded by \`coldstart start\``,
-    `# (written by coldstart dockerfile: entry from ${description.entryFrom}; run it again if that changes).`,
+    description.lambda ? `# The Lambda function ${description.lambda.handler}, with the files its init${description.lambda.event ? ' and first invocation' : ''} read packed at build time and served from memory by coldstart's preload`
+      : snapshot ? `# ${shown}, started from a snapshot of its startup modules made at build time (\`pack --snapshot\`)`
+        : `# ${shown}, with its startup files packed at build time and loaded by \`coldstart start\``,
+    `# (written by coldstart dockerfile: ${description.lambda ? 'handler' : 'entry'} from ${description.entryFrom}; run it again if that changes).`,
     ...installLines(description),
     ...buildCommandLines(description, dockerfile),
     `ARG NODE_IMAGE=node:${node.major}-slim`,
@@ -120,6 +155,11 @@ function renderDockerfile(description, { dockerfile, snapshot = false } = {}) {
 
   if (snapshot) {
     lines.push(...snapshotRunStage(description, { appCommand, appSource, n: stage(1) }));
+    return lines.join('\n') + '\n';
+  }
+  if (description.lambda) {
+    const source = typescript ? `COPY --from=build /app ${TASK_ROOT}` : appSource;
+    lines.push(...lambdaStages(description, { appSource: source, n: stage(1) }));
     return lines.join('\n') + '\n';
   }
   lines.push(

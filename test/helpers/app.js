@@ -5,6 +5,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawn } = require('child_process');
+const { linkPackageBins } = require('../../lib/docker.js');
 
 const REPO = path.join(__dirname, '..', '..');
 const BIN = path.join(REPO, 'bin', 'coldstart.js');
@@ -34,21 +35,9 @@ function copyFixture(name) {
   const deps = fs.existsSync(pj) ? Object.keys(JSON.parse(fs.readFileSync(pj, 'utf8')).dependencies || {}) : [];
   for (const dep of dependencyClosure(deps)) {
     fs.cpSync(path.join(REPO_MODULES, dep), path.join(dir, 'node_modules', dep), { recursive: true });
-    linkBins(dir, dep);
+    linkPackageBins(path.join(dir, 'node_modules'), dep);
   }
   return dir;
-}
-
-/** node_modules/.bin links for a copied package's binaries, as npm makes them. */
-function linkBins(dir, dep) {
-  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'node_modules', dep, 'package.json'), 'utf8'));
-  const bins = typeof manifest.bin === 'string' ? { [dep.split('/').pop()]: manifest.bin } : manifest.bin || {};
-  const binDir = path.join(dir, 'node_modules', '.bin');
-  for (const [name, target] of Object.entries(bins)) {
-    fs.mkdirSync(binDir, { recursive: true });
-    const link = path.join(binDir, name);
-    if (!fs.existsSync(link)) fs.symlinkSync(path.relative(binDir, path.join(dir, 'node_modules', dep, target)), link);
-  }
 }
 
 function collector() {
