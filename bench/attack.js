@@ -27,7 +27,7 @@ const CASES = [
   ['production report: a link planted at <report>.tmp, a report path that is a directory or in a missing one; malformed OTLP headers, ftp://, credentials in the endpoint', 'start-startup-report', 'bad settings never stop the app'],
   ['pack --out /dev/null, /dev/full, a FIFO', 'pack-command', 'bad --out'],
   ['pack: a symlink out of the root', 'pack-security', 'symlink out of the root is never packed'],
-  ['pack --snapshot killed with SIGKILL mid-build', 'pack-snapshot', 'killed \\(SIGKILL\\)'],
+  ['pack --snapshot-blob killed with SIGKILL mid-build', 'pack-snapshot', 'killed \\(SIGKILL\\)'],
   ['profile: SIGKILL of the CLI while the app blocks its event loop (inspector open)', 'capture-cli-killed', 'blocks its own event loop'],
   ['profile: SIGKILL of the CLI during the holds', 'capture-cli-killed', 'closes the inspector and ends the app'],
   ['timed runs: SIGKILL of the CLI (bench, check, bundle\'s verification)', 'capture-cli-killed', 'timed runs, no inspector'],

@@ -74,7 +74,7 @@ test('--snapshot: pack makes the snapshot in the run image and node starts from 
   });
   const { stdout, stderr } = await dockerfileText(dir, '--snapshot');
   assert.equal(stderr, '');
-  assert.match(stdout, /^RUN node node_modules\/coldstart\/bin\/coldstart\.js pack --code-cache --snapshot \/startup\.blob --out \/startup\.tar -- node --enable-source-maps server\.js --port 1 && test -f \/startup\.blob$/m);
+  assert.match(stdout, /^RUN node node_modules\/coldstart\/bin\/coldstart\.js pack --code-cache --snapshot-blob \/startup\.blob --out \/startup\.tar -- node --enable-source-maps server\.js --port 1 && test -f \/startup\.blob$/m);
   assert.deepEqual(cmdOf(stdout), ['node', '--snapshot-blob', '/startup.blob', '--enable-source-maps', 'server.js', '--port', '1']);
   assert.equal(stdout.match(/^FROM /gm).length, 1, 'one stage: the snapshot is made by the Node that runs it');
   assert.match(stdout, /^ENV COLDSTART_VERIFY=none$/m);

@@ -112,7 +112,7 @@ test('coldstart installed in the app\'s node_modules: its own files loaded after
   } finally { rm(dir); }
 });
 
-test('pack --settle 600ms: a module loaded 200 ms after listen is packed, with its code cache; start then serves it', async () => {
+test('pack --after 600ms: a module loaded 200 ms after listen is packed, with its code cache; start then serves it', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-settle-'));
   try {
     fs.writeFileSync(path.join(dir, 'package.json'), '{ "name": "settle-app", "private": true }');
@@ -124,9 +124,9 @@ test('pack --settle 600ms: a module loaded 200 ms after listen is packed, with i
     const packedFiles = (tar) => [...readTarEntries(fs.readFileSync(path.join(dir, tar)))].map((e) => e.path);
     const plain = await runCli(['pack', '-q', '--out', 'plain.tar', '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(plain.code, 0, plain.stderr);
-    assert.ok(!packedFiles('plain.tar').includes('late.js'), 'without --settle the capture ends at listen');
+    assert.ok(!packedFiles('plain.tar').includes('late.js'), 'without --after the capture ends at listen');
 
-    const settled = await runCli(['pack', '--json', '--settle', '600ms', '--code-cache', '--out', 'settled.tar', '--', 'node', 'server.js'], { cwd: dir });
+    const settled = await runCli(['pack', '--json', '--after', '600ms', '--code-cache', '--out', 'settled.tar', '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(settled.code, 0, settled.stderr);
     assert.ok(packedFiles('settled.tar').includes('late.js'), packedFiles('settled.tar').join(' '));
     const summary = JSON.parse(settled.stdout);
@@ -139,8 +139,8 @@ test('pack --settle 600ms: a module loaded 200 ms after listen is packed, with i
     assert.deepStrictEqual(JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8')).fromDisk, [], 'nothing came from disk');
     assert.match(r.stderr, /code cache used for 2 modules, rejected for 0/, 'the late module has its code cache too');
 
-    const bad = await runCli(['pack', '--settle', '1s', '--until', 'exit', '--out', 'x.tar', '--', 'node', 'server.js'], { cwd: dir });
+    const bad = await runCli(['pack', '--after', '1s', '--until', 'exit', '--out', 'x.tar', '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(bad.code, 2);
-    assert.match(bad.stderr, /--settle keeps the app running after its ready moment: not with --until exit/);
+    assert.match(bad.stderr, /--after keeps the app running after its ready moment: not with --until exit/);
   } finally { rm(dir); }
 });

@@ -4,7 +4,7 @@
 const path = require('path');
 const { UsageError } = require('../errors.js');
 
-// What pack --snapshot would refuse, said before a Dockerfile is written.
+// What pack --snapshot-blob would refuse, said before a Dockerfile is written.
 function refuseSnapshot(description) {
   if (description.distroless) {
     throw new UsageError('--snapshot with --distroless: the snapshot must be made by the Node of the run image, and a distroless image has no shell to run pack in; leave out one of them');
@@ -24,7 +24,7 @@ module.exports = {
     .option('root', { type: 'string', describe: 'project directory (default: the current directory)' })
     .option('entry', { type: 'string', describe: 'entry file, relative to the root (default: scripts.start, main, index.js/server.js/app.js)' })
     .option('distroless', { type: 'boolean', default: false, describe: 'run in a distroless image (node is its entrypoint)' })
-    .option('snapshot', { type: 'boolean', default: false, describe: 'start from a snapshot of the startup modules, evaluated at build (pack --snapshot; see README)' })
+    .option('snapshot', { type: 'boolean', default: false, describe: 'start from a snapshot of the startup modules, evaluated at build (pack --snapshot-blob; see README)' })
     .example('$0 dockerfile > Dockerfile', '')
     .example('$0 dockerfile --distroless --out Dockerfile', '')
     .example('$0 dockerfile --snapshot > Dockerfile', '')

@@ -70,7 +70,7 @@ function buildStage(description) {
 
 // The run stage of `--snapshot`: pack runs in it, since only the Node that runs a snapshot can make it.
 function snapshotRunStage(description, { appCommand, appSource, n }) {
-  const packCommand = ['node', description.coldstartBin, 'pack', '--code-cache', '--snapshot', '/startup.blob', '--out', '/startup.tar', '--', ...appCommand];
+  const packCommand = ['node', description.coldstartBin, 'pack', '--code-cache', '--snapshot-blob', '/startup.blob', '--out', '/startup.tar', '--', ...appCommand];
   return [
     `# ${n}. Run: the app's startup modules evaluated now, by this image's Node (node refuses a snapshot`,
     '#    made by another), into a startup snapshot that `node --snapshot-blob` starts from. They run',
@@ -93,7 +93,7 @@ function snapshotRunStage(description, { appCommand, appSource, n }) {
  * @param {ReturnType<typeof import('./detect-project.js').detectProject>} description
  * @param {{dockerfile?: string, snapshot?: boolean}} [options] dockerfile: the file's path from the
  *   project root, named in the build command comment when it is not ./Dockerfile; snapshot: start
- *   from a startup snapshot (`pack --snapshot`) instead of `coldstart start`
+ *   from a startup snapshot (`pack --snapshot-blob`) instead of `coldstart start`
  * @returns {string}
  */
 function renderDockerfile(description, { dockerfile, snapshot = false } = {}) {
@@ -107,7 +107,7 @@ function renderDockerfile(description, { dockerfile, snapshot = false } = {}) {
   const appSource = typescript ? 'COPY --from=build /app /app' : 'COPY . .';
 
   const lines = [
-    snapshot ? `# ${shown}, started from a snapshot of its startup modules made at build time (\`pack --snapshot\`)`
+    snapshot ? `# ${shown}, started from a snapshot of its startup modules made at build time (\`pack --snapshot-blob\`)`
       : `# ${shown}, with its startup files packed at build time and loaded by \`coldstart start\``,
     `# (written by coldstart dockerfile: entry from ${description.entryFrom}; run it again if that changes).`,
     ...installLines(description),
