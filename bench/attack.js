@@ -15,7 +15,7 @@ const REPO = path.join(__dirname, '..');
 const CASES = [
   ['profile --docker: a link planted in the exchange to a host file, a FIFO, a file profile does not write', 'profile-docker', 'exchange is data'],
   ['profile --docker: the container and exchange folder after a SIGKILL of the CLI', 'profile-docker', 'do not outlive a CLI killed'],
-  ['start: a forged index mapping fs / node:fs to a payload (with --verify none)', 'start-bad-archive', 'maps `fs` or `node:fs`'],
+  ['start: a forged index mapping fs / node:fs to a payload (with --trust-archive)', 'start-bad-archive', 'maps `fs` or `node:fs`'],
   ['start: a layout pointing a file at another\'s bytes, sealed as pack seals', 'start-bad-archive', 'points a file at the wrong bytes'],
   ['start: a flipped byte in a file', 'start-bad-archive', 'flipped byte'],
   ['start: names of refused entries with a line break or terminal escapes', 'start-extract-safety', 'printed escaped'],

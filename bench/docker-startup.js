@@ -187,17 +187,17 @@ function variantsFor(app) {
     // No extraction: recorded resolutions and sources served from the archive in memory.
     startVariant('start-memory', '`coldstart start --mode memory`', '/startup.tar', ['--mode', 'memory']),
     // The same without the size check of each served file against the disk.
-    startVariant('start-memory-noverify', '`coldstart start --mode memory --verify none`', '/startup.tar',
-      ['--mode', 'memory', '--verify', 'none']),
+    startVariant('start-memory-noverify', '`coldstart start --mode memory --trust-archive`', '/startup.tar',
+      ['--mode', 'memory', '--trust-archive']),
     // The same with V8 code cache of each module's top-level code, compiled without running it.
-    startVariant('start-memory-cache-compiled', '`coldstart start --verify none`, archive made with `pack --code-cache --no-code-cache-run`',
-      '/startup-cache-compiled.tar', ['--verify', 'none']),
+    startVariant('start-memory-cache-compiled', '`coldstart start --trust-archive`, archive made with `pack --code-cache --no-code-cache-run`',
+      '/startup-cache-compiled.tar', ['--trust-archive']),
     // The same with V8 code cache recorded from a run up to listen (`pack --code-cache`), as the snippets do.
-    startVariant('start-memory-cache', '`coldstart start --verify none`, archive made with `pack --code-cache`',
-      '/startup-cache.tar', ['--verify', 'none']),
+    startVariant('start-memory-cache', '`coldstart start --trust-archive`, archive made with `pack --code-cache`',
+      '/startup-cache.tar', ['--trust-archive']),
     // pack --code-cache --snapshot-blob: the modules evaluated at image build, started from the
     // snapshot, the rest of the archive from memory; with each file's stat and without
-    // (COLDSTART_VERIFY=none, as the snippets' --verify none). Left out when pack refused one.
+    // (COLDSTART_VERIFY=none, as the snippets' --trust-archive). Left out when pack refused one.
     {
       name: 'snapshot',
       label: `\`pack --snapshot-blob\`: \`node --snapshot-blob ${SNAPSHOT} ${command.slice(1).join(' ')}\``,

@@ -58,7 +58,7 @@ test('npm start with a --require preload: the flags go into the pack command and
   const { stdout, stderr } = await dockerfileText(dir);
   assert.equal(stderr, '');
   assert.match(stdout, /^RUN node node_modules\/coldstart\/bin\/coldstart\.js pack --code-cache --out \/startup\.tar -- node --require \.\/tracing\.js server\.js$/m);
-  assert.deepEqual(cmdOf(stdout), ['node', 'node_modules/coldstart/bin/coldstart.js', 'start', '--verify', 'none',
+  assert.deepEqual(cmdOf(stdout), ['node', 'node_modules/coldstart/bin/coldstart.js', 'start', '--trust-archive',
     '--archive', '/startup.tar', '--', 'node', '--require', './tracing.js', 'server.js']);
   assert.match(stdout, /npm ci --omit=dev/);
   const major = process.versions.node.split('.')[0];

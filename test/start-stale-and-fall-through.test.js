@@ -59,21 +59,21 @@ test('a packed file changed after pack at the same size runs from disk, with one
   } finally { rm(dir); }
 });
 
-test('a packed file missing on disk is called missing; --verify none serves the archive\'s copy', async () => {
+test('a packed file missing on disk is called missing; --trust-archive serves the archive\'s copy', async () => {
   const dir = writeApp();
   try {
     await pack(dir);
     fs.rmSync(path.join(dir, 'word.js'));
     const checked = start(dir);
-    assert.match(checked.stderr, /^coldstart: warning: word\.js is missing on disk but is in the archive \(re-run coldstart pack\); such files are read from disk \(--verify none serves the archive's copy\)$/m);
+    assert.match(checked.stderr, /^coldstart: warning: word\.js is missing on disk but is in the archive \(re-run coldstart pack\); such files are read from disk \(--trust-archive serves the archive's copy\)$/m);
     assert.doesNotMatch(checked.stderr, /differs|changed/);
-    const served = start(dir, ['--verify', 'none']);
+    const served = start(dir, ['--trust-archive']);
     assert.strictEqual(served.status, 0, served.stderr);
     assert.match(served.stdout, /word=AAAA/);
   } finally { rm(dir); }
 });
 
-test('files never packed: one line at the ready moment for those before it; --report lists each with its time', async () => {
+test('files never packed: one line at the ready moment for those before it; --report-file lists each with its time', async () => {
   const dir = writeApp();
   try {
     await pack(dir);
@@ -81,7 +81,7 @@ test('files never packed: one line at the ready moment for those before it; --re
     assert.strictEqual(quiet.status, 0, quiet.stderr);
     assert.doesNotMatch(quiet.stderr, /warning/, 'a file loaded after the ready moment is not a startup file');
 
-    const r = start(dir, ['--report', 'from-disk.json'], { EXTRA: '1', LATE: '1' });
+    const r = start(dir, ['--report-file', 'from-disk.json'], { EXTRA: '1', LATE: '1' });
     assert.strictEqual(r.status, 0, r.stderr);
     assert.match(r.stderr, /^coldstart: warning: 1 of the app's files loaded before it listened were not in the archive and came from disk: extra\.js \(re-run coldstart pack\)$/m);
     const report = JSON.parse(fs.readFileSync(path.join(dir, 'from-disk.json'), 'utf8'));
@@ -132,7 +132,7 @@ test('pack --after 600ms: a module loaded 200 ms after listen is packed, with it
     const summary = JSON.parse(settled.stdout);
     assert.ok(summary.readyAt < 200, `readyAt is still the listen (${summary.readyAt} ms)`);
 
-    const r = spawnSync(process.execPath, [BIN, 'start', '--archive', 'settled.tar', '--report', 'r.json', '--', 'node', 'server.js'],
+    const r = spawnSync(process.execPath, [BIN, 'start', '--archive', 'settled.tar', '--report-file', 'r.json', '--', 'node', 'server.js'],
       { cwd: dir, encoding: 'utf8', env: { ...process.env, EXIT_AFTER: '1', COLDSTART_DEBUG_CACHE: '1' }, timeout: 30_000 });
     assert.strictEqual(r.status, 0, r.stderr);
     assert.match(r.stdout, /late loaded/);

@@ -101,7 +101,7 @@ function renderDockerfile(description, { dockerfile, snapshot = false } = {}) {
   const appCommand = ['node', ...description.nodeFlags, description.entry, ...description.appArgs];
   const { coldstartBin } = description;
   const packCommand = ['node', coldstartBin, 'pack', '--code-cache', '--out', '/startup.tar', '--', ...appCommand];
-  const startArgs = [coldstartBin, 'start', '--verify', 'none', '--archive', '/startup.tar', '--', ...appCommand];
+  const startArgs = [coldstartBin, 'start', '--trust-archive', '--archive', '/startup.tar', '--', ...appCommand];
   const shown = appCommand.join(' ');
   const stage = (n) => (typescript ? n + 1 : n);
   const appSource = typescript ? 'COPY --from=build /app /app' : 'COPY . .';
@@ -140,7 +140,7 @@ function renderDockerfile(description, { dockerfile, snapshot = false } = {}) {
     appSource,
     'COPY --from=pack /startup.tar /startup.tar',
     '# Exec form: no shell between the container and node, so signals reach the app. start serves the',
-    '# startup modules from the archive in memory; --verify none: the archive and the app come from',
+    '# startup modules from the archive in memory; --trust-archive: the archive and the app come from',
     '# this same build, so the per-file size check is not needed.',
   );
   if (distroless) {

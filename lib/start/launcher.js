@@ -6,16 +6,17 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { parseNodeCommand, isNode, entryExists } = require('../node-command.js');
+const { renamedIn, deprecationMessage, deprecationHelp } = require('../deprecated-flags.js');
 
-const USAGE = `usage: coldstart start --archive FILE [--mode memory|extract] [--verify size|none] [--report FILE] [--into DIR] [--quiet] -- node [node flags] app.js [args]
+const USAGE = `usage: coldstart start --archive FILE [--mode memory|extract] [--trust-archive] [--report-file FILE] [--into DIR] [--quiet] -- node [node flags] app.js [args]
 
 Runs the app in this process with the startup files of FILE (made by coldstart pack).
 --mode memory (the default): modules are resolved and read from the archive in memory; nothing
 is written. A packed file missing on disk, of another size, or modified after FILE is read from
-disk instead (--verify none: no check, the archive's copy is served).
+disk instead (--trust-archive: no check, the archive's copy is served).
 --mode extract: the files are written over the working directory, or into DIR (--into implies
 extract; the app then runs from DIR, which holds only the archive's files).
---report FILE (or COLDSTART_REPORT=FILE|stderr): a JSON report of this cold start (phases,
+--report-file FILE (or COLDSTART_REPORT=FILE|stderr): a JSON report of this cold start (phases,
 time per package, code cache use, files that came from disk), written at the ready moment.
 Node flags applied in-process: --require/-r, --import, --enable-source-maps; others are
 ignored with a warning (put them in NODE_OPTIONS).
@@ -39,7 +40,7 @@ function main(argv) {
     return;
   }
   if (options.help) {
-    writeLine(1, USAGE.trimEnd());
+    writeLine(1, `${USAGE}\n${deprecationHelp('start')}`);
     return;
   }
   for (const message of options.warnings) warn(message);
@@ -183,9 +184,10 @@ function parseStartArgs(argv) {
     const inline = eq === -1 ? undefined : word.slice(eq + 1);
     if (name === '--archive') options.archive = valueOf(name, inline);
     else if (name === '--into') options.into = valueOf(name, inline);
-    else if (name === '--report') options.report = valueOf(name, inline);
+    else if (name === '--report-file') options.report = valueOf(name, inline);
     else if (name === '--mode') options.mode = valueOf(name, inline);
-    else if (name === '--verify') options.verify = valueOf(name, inline) === 'none' ? 'none' : 'size';
+    else if (name === '--trust-archive') options.verify = 'none';
+    else if (renamedIn('start').some((r) => name === `--${r.old}`)) oldSpelling(name, valueOf(name, inline), options);
     else if (name === '--quiet' || name === '-q') options.quiet = true;
     else if (name === '--help' || name === '-h') options.help = true;
     else options.warnings.push(`unknown start option ${word} ignored`);
@@ -195,6 +197,13 @@ function parseStartArgs(argv) {
   if (options.help) return options;
   options.app = appToRun(argv.slice(i), options.warnings);
   return options;
+}
+
+// --report FILE and --verify size|none, as they were before their rename: one warning line each.
+function oldSpelling(name, value, options) {
+  options.warnings.push(deprecationMessage(renamedIn('start').find((r) => name === `--${r.old}`)));
+  if (name === '--report') options.report = value;
+  else options.verify = value === 'none' ? 'none' : 'size';
 }
 
 // The app as it will run in this process: preloads and flags applied here, the rest told about.
