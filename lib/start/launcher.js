@@ -248,4 +248,4 @@ function writeLine(fd, line) {
   }
 }
 
-module.exports = { main, parseStartArgs, loadArchive, warn, writeLine };
+module.exports = { main, parseStartArgs, loadArchive, warn, writeLine, USAGE };
