@@ -69,4 +69,14 @@ function mapRenamed(args, command, words) {
   return used;
 }
 
-module.exports = { RENAMED, renamedIn, deprecationMessage, deprecationHelp, spelled, declareRenamed, mapRenamed };
+/**
+ * start's --report FILE and --verify size|none as they were, with one warning line each: start parses
+ * by hand and loads this file only when it meets one (it loads as little as it can at every cold start).
+ */
+function oldStartFlag(name, value, options) {
+  options.warnings.push(deprecationMessage(renamedIn('start').find((r) => name === `--${r.old}`)));
+  if (name === '--report') options.report = value;
+  else options.verify = value === 'none' ? 'none' : 'size';
+}
+
+module.exports = { oldStartFlag, RENAMED, renamedIn, deprecationMessage, deprecationHelp, spelled, declareRenamed, mapRenamed };

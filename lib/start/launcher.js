@@ -6,7 +6,6 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { parseNodeCommand, isNode, entryExists } = require('../node-command.js');
-const { renamedIn, deprecationMessage, deprecationHelp } = require('../deprecated-flags.js');
 
 const USAGE = `usage: coldstart start --archive FILE [--mode memory|extract] [--trust-archive] [--report-file FILE] [--into DIR] [--quiet] -- node [node flags] app.js [args]
 
@@ -39,10 +38,7 @@ function main(argv) {
     process.exitCode = 2;
     return;
   }
-  if (options.help) {
-    writeLine(1, `${USAGE}\n${deprecationHelp('start')}`);
-    return;
-  }
+  if (options.help) return writeLine(1, `${USAGE}\n${require('../deprecated-flags.js').deprecationHelp('start')}`);
   for (const message of options.warnings) warn(message);
 
   const cwd = process.cwd();
@@ -187,7 +183,7 @@ function parseStartArgs(argv) {
     else if (name === '--report-file') options.report = valueOf(name, inline);
     else if (name === '--mode') options.mode = valueOf(name, inline);
     else if (name === '--trust-archive') options.verify = 'none';
-    else if (renamedIn('start').some((r) => name === `--${r.old}`)) oldSpelling(name, valueOf(name, inline), options);
+    else if (name === '--report' || name === '--verify') require('../deprecated-flags.js').oldStartFlag(name, valueOf(name, inline), options);
     else if (name === '--quiet' || name === '-q') options.quiet = true;
     else if (name === '--help' || name === '-h') options.help = true;
     else options.warnings.push(`unknown start option ${word} ignored`);
@@ -197,13 +193,6 @@ function parseStartArgs(argv) {
   if (options.help) return options;
   options.app = appToRun(argv.slice(i), options.warnings);
   return options;
-}
-
-// --report FILE and --verify size|none, as they were before their rename: one warning line each.
-function oldSpelling(name, value, options) {
-  options.warnings.push(deprecationMessage(renamedIn('start').find((r) => name === `--${r.old}`)));
-  if (name === '--report') options.report = value;
-  else options.verify = value === 'none' ? 'none' : 'size';
 }
 
 // The app as it will run in this process: preloads and flags applied here, the rest told about.
