@@ -41,7 +41,7 @@ export interface CaptureOptions {
   force?: AbortSignal;
   /** Only the ready moment (benchmarks): no inspector, no module data. */
   timingOnly?: boolean;
-  /** Keep recording modules and file reads this long (ms) after the ready moment (pack --settle). */
+  /** Keep recording modules and file reads this long (ms) after the ready moment (pack --after). */
   settleMs?: number;
   /**
    * A window after the ready moment (profile --after): the app runs on `ms` under a profile of its

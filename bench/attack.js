@@ -15,7 +15,7 @@ const REPO = path.join(__dirname, '..');
 const CASES = [
   ['profile --docker: a link planted in the exchange to a host file, a FIFO, a file profile does not write', 'profile-docker', 'exchange is data'],
   ['profile --docker: the container and exchange folder after a SIGKILL of the CLI', 'profile-docker', 'do not outlive a CLI killed'],
-  ['start: a forged index mapping fs / node:fs to a payload (with --verify none)', 'start-bad-archive', 'maps `fs` or `node:fs`'],
+  ['start: a forged index mapping fs / node:fs to a payload (with --trust-archive)', 'start-bad-archive', 'maps `fs` or `node:fs`'],
   ['start: a layout pointing a file at another\'s bytes, sealed as pack seals', 'start-bad-archive', 'points a file at the wrong bytes'],
   ['start: a flipped byte in a file', 'start-bad-archive', 'flipped byte'],
   ['start: names of refused entries with a line break or terminal escapes', 'start-extract-safety', 'printed escaped'],
@@ -27,7 +27,7 @@ const CASES = [
   ['production report: a link planted at <report>.tmp, a report path that is a directory or in a missing one; malformed OTLP headers, ftp://, credentials in the endpoint', 'start-startup-report', 'bad settings never stop the app'],
   ['pack --out /dev/null, /dev/full, a FIFO', 'pack-command', 'bad --out'],
   ['pack: a symlink out of the root', 'pack-security', 'symlink out of the root is never packed'],
-  ['pack --snapshot killed with SIGKILL mid-build', 'pack-snapshot', 'killed \\(SIGKILL\\)'],
+  ['pack --snapshot-blob killed with SIGKILL mid-build', 'pack-snapshot', 'killed \\(SIGKILL\\)'],
   ['profile: SIGKILL of the CLI while the app blocks its event loop (inspector open)', 'capture-cli-killed', 'blocks its own event loop'],
   ['profile: SIGKILL of the CLI during the holds', 'capture-cli-killed', 'closes the inspector and ends the app'],
   ['timed runs: SIGKILL of the CLI (bench, check, bundle\'s verification)', 'capture-cli-killed', 'timed runs, no inspector'],

@@ -187,20 +187,20 @@ function variantsFor(app) {
     // No extraction: recorded resolutions and sources served from the archive in memory.
     startVariant('start-memory', '`coldstart start --mode memory`', '/startup.tar', ['--mode', 'memory']),
     // The same without the size check of each served file against the disk.
-    startVariant('start-memory-noverify', '`coldstart start --mode memory --verify none`', '/startup.tar',
-      ['--mode', 'memory', '--verify', 'none']),
+    startVariant('start-memory-noverify', '`coldstart start --mode memory --trust-archive`', '/startup.tar',
+      ['--mode', 'memory', '--trust-archive']),
     // The same with V8 code cache of each module's top-level code, compiled without running it.
-    startVariant('start-memory-cache-compiled', '`coldstart start --verify none`, archive made with `pack --code-cache --no-code-cache-run`',
-      '/startup-cache-compiled.tar', ['--verify', 'none']),
+    startVariant('start-memory-cache-compiled', '`coldstart start --trust-archive`, archive made with `pack --code-cache --no-code-cache-run`',
+      '/startup-cache-compiled.tar', ['--trust-archive']),
     // The same with V8 code cache recorded from a run up to listen (`pack --code-cache`), as the snippets do.
-    startVariant('start-memory-cache', '`coldstart start --verify none`, archive made with `pack --code-cache`',
-      '/startup-cache.tar', ['--verify', 'none']),
-    // pack --code-cache --snapshot: the modules evaluated at image build, started from the
+    startVariant('start-memory-cache', '`coldstart start --trust-archive`, archive made with `pack --code-cache`',
+      '/startup-cache.tar', ['--trust-archive']),
+    // pack --code-cache --snapshot-blob: the modules evaluated at image build, started from the
     // snapshot, the rest of the archive from memory; with each file's stat and without
-    // (COLDSTART_VERIFY=none, as the snippets' --verify none). Left out when pack refused one.
+    // (COLDSTART_VERIFY=none, as the snippets' --trust-archive). Left out when pack refused one.
     {
       name: 'snapshot',
-      label: `\`pack --snapshot\`: \`node --snapshot-blob ${SNAPSHOT} ${command.slice(1).join(' ')}\``,
+      label: `\`pack --snapshot-blob\`: \`node --snapshot-blob ${SNAPSHOT} ${command.slice(1).join(' ')}\``,
       args: ['node', '--snapshot-blob', SNAPSHOT, ...command.slice(1)],
       needs: path.posix.dirname(SNAPSHOT),
       ready,
@@ -437,7 +437,7 @@ async function prepareImage({ workDir, appName, modules, seed, baseImage, tag, o
     tag, buildMs: built.ms, fixture, installed, packages: assembled.packages.length,
     archive: describeArchive(path.join(fromImage, 'startup.tar')),
     bundle: describeBundle(path.join(fromImage, path.basename(BUNDLE_DIR))),
-    // pack --snapshot's summary: the modules it holds and those left to load at start.
+    // pack --snapshot-blob's summary: the modules it holds and those left to load at start.
     snapshot: snapshot && snapshot.modules !== undefined ? { modules: snapshot.modules, leftOut: snapshot.leftOut.length } : null,
   };
 }

@@ -45,9 +45,9 @@ function appVariants(command) {
   const probe = ['-r', `${MOUNT}/listen-uptime.cjs`];
   return {
     plain: { label: `plain \`${command.join(' ')}\``, args: [node, ...probe, ...rest] },
-    start: { label: '`coldstart start --verify none`, archive made with `pack --code-cache`',
-      args: [node, ...probe, COLDSTART, 'start', '--archive', ARCHIVE, '--verify', 'none', '--', ...command] },
-    snapshot: { label: '`pack --snapshot`, `COLDSTART_VERIFY=none`',
+    start: { label: '`coldstart start --trust-archive`, archive made with `pack --code-cache`',
+      args: [node, ...probe, COLDSTART, 'start', '--archive', ARCHIVE, '--trust-archive', '--', ...command] },
+    snapshot: { label: '`pack --snapshot-blob`, `COLDSTART_VERIFY=none`',
       args: [node, '--snapshot-blob', SNAPSHOT, ...probe, ...rest], env: { COLDSTART_VERIFY: 'none' } },
   };
 }

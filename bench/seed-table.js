@@ -87,7 +87,7 @@ async function main(argv = process.argv.slice(2)) {
     const fixture = values.fixture
       ? path.resolve(values.fixture)
       : (await generateFixture({ dir: path.join(scratch, 'fixture'), ...FIXTURE })).dir;
-    const args = ['bench', '--docker', '--runtime', RUNTIMES.join(','), '--scenario', ROWS.map(([s]) => s).join(','),
+    const args = ['bench', '--containers', RUNTIMES.join(','), '--scenario', ROWS.map(([s]) => s).join(','),
       '--fixture', fixture, '-n', values.runs, '--warmup', values.warmup, '--json'];
     if (values.html) args.push('--html', path.resolve(values.html));
     if (values['base-image']) args.push('--base-image', values['base-image']);

@@ -14,7 +14,7 @@ const FORMATS = new Set(['commonjs', 'module', 'json', 'addon']);
 const SUM_KEY = ',"sum":';
 // Set by pack for its recording run of `coldstart start`: where the run writes the code cache.
 const RECORD_ENV = 'COLDSTART_RECORD_CODE_CACHE';
-// pack --settle: the recording run writes the cache this many ms after the ready moment.
+// pack --after: the recording run writes the cache this many ms after the ready moment.
 const SETTLE_ENV = 'COLDSTART_RECORD_SETTLE_MS';
 
 /**

@@ -5,7 +5,8 @@
 // the command throws.
 const yargs = require('yargs/yargs');
 const { isExpected, UsageError } = require('./errors.js');
-const { settleWarnings } = require('./warnings.js');
+const { settleWarnings, showWarnings, warning } = require('./warnings.js');
+const { declareRenamed, mapRenamed, deprecationMessage } = require('./deprecated-flags.js');
 
 // Loaded when the CLI starts: a missing command file is an error, never a missing command.
 const COMMANDS = [
@@ -62,10 +63,11 @@ async function run(argv, io) {
     });
 
   for (const cmd of COMMANDS) {
+    const name = cmd.command.split(' ')[0];
     parser.command({
       command: cmd.command,
       describe: cmd.describe,
-      builder: cmd.builder,
+      builder: (y) => declareRenamed(cmd.builder(y) || y, name),
       handler: (args) => {
         const ctx = {
           stdout,
@@ -83,7 +85,12 @@ async function run(argv, io) {
         }
         // Run only once parsing has fully succeeded: yargs calls handlers before it
         // reports some errors (e.g. an unknown argument), and the app must not start then.
-        pending = () => cmd.run(args, ctx);
+        pending = () => {
+          // Said before the run, and no error under --strict: an old spelling works for one more release.
+          const renamed = mapRenamed(args, name, argv);
+          showWarnings(renamed.map((r) => warning('FLAG_DEPRECATED', deprecationMessage(r), { flag: r.old, use: r.new })), args, stderr);
+          return cmd.run(args, ctx);
+        };
         // A run that already failed keeps its exit code; its warnings are still shown.
         settle = (code) => settleWarnings(ctx.warnings, code ? { ...args, strict: false } : args, stderr);
       },

@@ -27,7 +27,12 @@ function settleWarnings(warnings, argv, stderr) {
     const codes = [...new Set(warnings.map((w) => w.code))].join(', ');
     throw new CommandError(`--strict: ${warnings.map((w) => w.message).join('; ')} (${codes})`);
   }
+  showWarnings(warnings, argv, stderr);
+}
+
+/** One `coldstart: warning:` line each on stderr, none under --quiet; never an error. */
+function showWarnings(warnings, argv, stderr) {
   if (!argv.quiet) for (const w of warnings) stderr.write(`coldstart: warning: ${w.message}\n`);
 }
 
-module.exports = { warning, settleWarnings };
+module.exports = { warning, settleWarnings, showWarnings };

@@ -32,12 +32,14 @@ test('no container, no profile categories, or too little to gain: no finding', (
   assert.deepStrictEqual(containerAdvice(report(['node', 'a.js'], { resolve: 3, read: 2 })), []);
 });
 
-test('under start with --verify size: the time its check of each packed file took, from the profile; none with --verify none', () => {
+test('under start: the time its check of each packed file took, from the profile; none with --trust-archive (or its old spelling --verify none)', () => {
   const start = ['node', 'bin/coldstart.js', 'start', '--archive', 'a.tar', '--', 'node', 'server.js'];
   const verifying = { ...report(start, { compile: 1 }), startVerifyMs: 42.5 };
-  assert.deepStrictEqual(containerAdvice(verifying).map((a) => [a.kind, a.estimatedMs]), [['container-verify', 42.5]]);
-  const none = { ...report([...start.slice(0, 5), '--verify', 'none', ...start.slice(5)], { compile: 1 }), startVerifyMs: 42.5 };
-  assert.deepStrictEqual(containerAdvice(none), []);
+  assert.deepStrictEqual(containerAdvice(verifying).map((a) => [a.kind, a.estimatedMs, a.fix.split(':')[0]]), [['container-verify', 42.5, 'start --trust-archive']]);
+  for (const trusting of [['--trust-archive'], ['--verify', 'none']]) {
+    const none = { ...report([...start.slice(0, 5), ...trusting, ...start.slice(5)], { compile: 1 }), startVerifyMs: 42.5 };
+    assert.deepStrictEqual(containerAdvice(none), [], trusting.join(' '));
+  }
 });
 
 test('startVerifyMs: the samples under start\'s check of a packed file', () => {
@@ -51,7 +53,7 @@ test('startVerifyMs: the samples under start\'s check of a packed file', () => {
   assert.strictEqual(startVerifyMs(null), 0);
 });
 
-test('what start said of itself decides: no code-cache advice when the archive has one, no --verify advice when it is off, none under a snapshot', () => {
+test('what start said of itself decides: no code-cache advice when the archive has one, no check advice when it is off, none under a snapshot', () => {
   const start = ['node', 'bin/coldstart.js', 'start', '--archive', 'a.tar', '--', 'node', 'server.js'];
   const served = (s) => ({ ...report(start, {}), startVerifyMs: 42.5, served: { mode: 'memory', verify: 'size', codeCacheModules: 0, index: true, ...s } });
   assert.deepStrictEqual(containerAdvice(served({})).map((a) => a.kind).sort(), ['container-code-cache', 'container-verify']);

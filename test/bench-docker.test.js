@@ -1,5 +1,5 @@
 'use strict';
-// coldstart bench --docker for real: images built from a generated fixture on the local base
+// coldstart bench --containers for real: images built from a generated fixture on the local base
 // image, every sample a fresh container under runc and runsc. Without a Docker engine the
 // container test skips with a loud line, except in CI where that is a failure; the tests for
 // a missing or stopped engine need no engine at all.
@@ -43,9 +43,9 @@ function dockerLines(args) {
   return execFileSync(DOCKER, args, { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
 }
 
-test('bench --docker: the app and the scenarios in fresh containers under runc and runsc', { timeout: 300_000 }, async (t) => {
+test('bench --containers: the app and the scenarios in fresh containers under runc and runsc', { timeout: 300_000 }, async (t) => {
   if (!(await needDocker(t))) return;
-  const r = await runCli(['bench', '--docker', '--runtime', 'runc,runsc', '-n', '2', '--warmup', '0',
+  const r = await runCli(['bench', '--containers', 'runc,runsc', '-n', '2', '--warmup', '0',
     '--scenario', 'require,cpu', '--fixture', app, '--json', '--', 'node', 'index.js'], { cwd: app });
   assert.equal(r.code, 0, r.stderr);
   const result = JSON.parse(r.stdout);
@@ -71,20 +71,20 @@ test('bench --docker: the app and the scenarios in fresh containers under runc a
     .filter((tag) => tag.startsWith(`coldstart-bench:${process.pid}-`)), []);
 });
 
-test('bench --docker without Docker: one line naming the setup step', async () => {
+test('bench --containers without Docker: one line naming the setup step', async () => {
   const r = await withEnv({ COLDSTART_DOCKER: path.join(work, 'no-docker-here') },
-    () => runCli(['bench', '--docker', '-n', '1', '--', 'node', 'index.js'], { cwd: app }));
+    () => runCli(['bench', '--containers', 'runc', '-n', '1', '--', 'node', 'index.js'], { cwd: app }));
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^coldstart: Docker is not installed .*run \.ci\/docker-up\.sh\n$/);
 });
 
-test('bench --docker with the engine down: one line naming the setup step', async (t) => {
+test('bench --containers with the engine down: one line naming the setup step', async (t) => {
   if (!fs.existsSync(DOCKER)) {
     t.skip(`no ${DOCKER}: the "not installed" case above covers this machine`);
     return;
   }
   const r = await withEnv({ COLDSTART_DOCKER: DOCKER, DOCKER_HOST: `unix://${path.join(work, 'no-engine.sock')}` },
-    () => runCli(['bench', '--docker', '-n', '1', '--', 'node', 'index.js'], { cwd: app }));
+    () => runCli(['bench', '--containers', 'runc', '-n', '1', '--', 'node', 'index.js'], { cwd: app }));
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^coldstart: the Docker engine is not running .*run \.ci\/docker-up\.sh\n$/);
 });

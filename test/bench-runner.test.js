@@ -145,7 +145,7 @@ test('bad input: one coldstart: line and exit 2, before anything runs', async ()
   assertOneLine(await runCli(['bench', '--scenario', 'require,disk'], { cwd: app }), 2, /unknown --scenario "disk"/);
   assertOneLine(await runCli(['bench'], { cwd: app }), 2, /missing app command/);
   assertOneLine(await runCli(['bench', '--until', '5s', '--', 'node', 'index.js'], { cwd: app }), 2, /--until 5s/);
-  assertOneLine(await runCli(['bench', '--runtime', 'runsc', '--', 'node', 'index.js'], { cwd: app }), 2, /--runtime goes with --docker/);
+  assertOneLine(await runCli(['bench', '--containers', ',runsc', '--', 'node', 'index.js'], { cwd: app }), 2, /invalid --containers ",runsc"/);
   assertOneLine(await runCli(['bench', '--compare', 'node "index.js', '-n', '1'], { cwd: app }), 2, /unterminated " quote/);
   assertOneLine(await runCli(['bench', '--html', path.join(work, 'no-such-dir', 'c.html'), '--', 'node', 'index.js'], { cwd: app }), 2, /cannot write --html/);
   assertOneLine(await runCli(['bench', '--scenario', 'cpu', '--fixture', path.join(work, 'missing')], { cwd: app }), 2, /--fixture .* does not exist/);

@@ -58,7 +58,7 @@ test('npm start with a --require preload: the flags go into the pack command and
   const { stdout, stderr } = await dockerfileText(dir);
   assert.equal(stderr, '');
   assert.match(stdout, /^RUN node node_modules\/coldstart\/bin\/coldstart\.js pack --code-cache --out \/startup\.tar -- node --require \.\/tracing\.js server\.js$/m);
-  assert.deepEqual(cmdOf(stdout), ['node', 'node_modules/coldstart/bin/coldstart.js', 'start', '--verify', 'none',
+  assert.deepEqual(cmdOf(stdout), ['node', 'node_modules/coldstart/bin/coldstart.js', 'start', '--trust-archive',
     '--archive', '/startup.tar', '--', 'node', '--require', './tracing.js', 'server.js']);
   assert.match(stdout, /npm ci --omit=dev/);
   const major = process.versions.node.split('.')[0];
@@ -74,7 +74,7 @@ test('--snapshot: pack makes the snapshot in the run image and node starts from 
   });
   const { stdout, stderr } = await dockerfileText(dir, '--snapshot');
   assert.equal(stderr, '');
-  assert.match(stdout, /^RUN node node_modules\/coldstart\/bin\/coldstart\.js pack --code-cache --snapshot \/startup\.blob --out \/startup\.tar -- node --enable-source-maps server\.js --port 1 && test -f \/startup\.blob$/m);
+  assert.match(stdout, /^RUN node node_modules\/coldstart\/bin\/coldstart\.js pack --code-cache --snapshot-blob \/startup\.blob --out \/startup\.tar -- node --enable-source-maps server\.js --port 1 && test -f \/startup\.blob$/m);
   assert.deepEqual(cmdOf(stdout), ['node', '--snapshot-blob', '/startup.blob', '--enable-source-maps', 'server.js', '--port', '1']);
   assert.equal(stdout.match(/^FROM /gm).length, 1, 'one stage: the snapshot is made by the Node that runs it');
   assert.match(stdout, /^ENV COLDSTART_VERIFY=none$/m);

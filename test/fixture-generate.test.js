@@ -225,7 +225,7 @@ test('coldstart fixture writes the app and prints one line, or JSON', async (t) 
   assert.deepEqual(readTree(path.join(root, 'w1')), readTree(direct.dir));
 
   const json = capture();
-  const code2 = await run(['fixture', '-n', '12', '--esm', '--depth', '2', '--json', '--out', path.join(root, 'w2')], {
+  const code2 = await run(['fixture', '--modules', '12', '--es-modules', '--depth', '2', '--json', '--out', path.join(root, 'w2')], {
     stdout: json.stream, stderr: err.stream,
   });
   assert.equal(code2, 0, err.text());

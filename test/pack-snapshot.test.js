@@ -1,5 +1,5 @@
 'use strict';
-// pack --snapshot: the app's CommonJS startup modules evaluated at pack time into a V8 startup
+// pack --snapshot-blob: the app's CommonJS startup modules evaluated at pack time into a V8 startup
 // snapshot, started with `node --snapshot-blob FILE entry.js`. The app must see what a plain
 // start shows (file names, require.cache, require.resolve, stack frames, import()), a file changed
 // after pack must be what runs, and an app that cannot have a snapshot is told why and keeps its
@@ -101,10 +101,10 @@ function makeApp(extra = {}) {
   return dir;
 }
 
-const pack = (dir, args, env) => runCli(['pack', '--until', 'exit', '--out', 'startup.tar', '--snapshot', 'startup.blob', ...args], { cwd: dir, env });
+const pack = (dir, args, env) => runCli(['pack', '--until', 'exit', '--out', 'startup.tar', '--snapshot-blob', 'startup.blob', ...args], { cwd: dir, env });
 const runNode = (dir, args, env = {}) => spawnSync(process.execPath, args, { cwd: dir, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 30_000 });
 
-test('pack --snapshot: the app sees its modules as a plain start shows them, evaluated at pack time', async (t) => {
+test('pack --snapshot-blob: the app sees its modules as a plain start shows them, evaluated at pack time', async (t) => {
   const dir = makeApp();
   try {
     const packed = await pack(dir, ['--', 'node', 'server.js'], { MARK: 'pack' });
@@ -156,7 +156,7 @@ test('pack --snapshot: the app sees its modules as a plain start shows them, eva
   }
 });
 
-test('pack --snapshot: a file changed after pack is what runs, with one line on why the snapshot was left aside', async () => {
+test('pack --snapshot-blob: a file changed after pack is what runs, with one line on why the snapshot was left aside', async () => {
   const dir = makeApp();
   try {
     assert.equal((await pack(dir, ['--', 'node', 'server.js'])).code, 0);
@@ -167,7 +167,7 @@ test('pack --snapshot: a file changed after pack is what runs, with one line on 
     // A fresh node without the snapshot where Node can replace the process (22.15+), else here, said so.
     const fresh = typeof process.execve === 'function';
     const how = fresh ? '$' : ", in this process, where the snapshot's modules already ran once \\(global effects they have may be doubled\\)$";
-    assert.match(r.stderr, new RegExp(`^coldstart: warning: node_modules/dep/lib/util\\.js changed on disk since the snapshot was made \\(re-run coldstart pack --snapshot\\); starting the app without it${how}`, 'm'));
+    assert.match(r.stderr, new RegExp(`^coldstart: warning: node_modules/dep/lib/util\\.js changed on disk since the snapshot was made \\(re-run coldstart pack --snapshot-blob\\); starting the app without it${how}`, 'm'));
     assert.equal(r.stderr.trim().split('\n').length, fresh ? 1 : 2, r.stderr); // here, the archive's own check says it too
 
     // Another entry than the one packed: it runs, without the snapshot's modules.
@@ -181,7 +181,7 @@ test('pack --snapshot: a file changed after pack is what runs, with one line on 
   }
 });
 
-test('pack --snapshot: an app that cannot have one is told why, keeps its archive, and gets no snapshot file', async () => {
+test('pack --snapshot-blob: an app that cannot have one is told why, keeps its archive, and gets no snapshot file', async () => {
   const dir = makeApp({
     'node_modules/ticker/package.json': '{ "name": "ticker", "main": "index.js" }\n',
     'node_modules/ticker/index.js': 'setInterval(() => {}, 60000).unref();\nmodule.exports = 1;\n',
@@ -215,7 +215,7 @@ test('pack --snapshot: an app that cannot have one is told why, keeps its archiv
   }
 });
 
-test('pack --snapshot: the app\'s node flags apply while its modules are evaluated (--env-file)', async () => {
+test('pack --snapshot-blob: the app\'s node flags apply while its modules are evaluated (--env-file)', async () => {
   const dir = makeApp({
     '.env': 'FROM_FILE=from the env file\n',
     'node_modules/cfg/package.json': '{ "name": "cfg", "version": "1.0.0", "main": "index.js" }\n',
@@ -235,14 +235,14 @@ test('pack --snapshot: the app\'s node flags apply while its modules are evaluat
   }
 });
 
-test('pack --snapshot: bad input is one line and exit 2, before the app runs', async () => {
+test('pack --snapshot-blob: bad input is one line and exit 2, before the app runs', async () => {
   const dir = makeApp();
   try {
     fs.writeFileSync(path.join(dir, 'files.txt'), 'server.js\n');
     for (const [args, message] of [
-      [['pack', '--manifest', 'files.txt', '--snapshot', 's.blob'], /--snapshot needs the app run, not --manifest/],
-      [['pack', '--out', 'a.tar', '--snapshot', 'a.tar', '--', 'node', 'server.js'], /--snapshot and --out name the same file/],
-      [['pack', '--snapshot', 'node_modules', '--', 'node', 'server.js'], /--snapshot .+node_modules is a directory/],
+      [['pack', '--manifest', 'files.txt', '--snapshot-blob', 's.blob'], /--snapshot-blob needs the app run, not --manifest/],
+      [['pack', '--out', 'a.tar', '--snapshot-blob', 'a.tar', '--', 'node', 'server.js'], /--snapshot-blob and --out name the same file/],
+      [['pack', '--snapshot-blob', 'node_modules', '--', 'node', 'server.js'], /--snapshot-blob .+node_modules is a directory/],
     ]) {
       const r = await runCli(args, { cwd: dir });
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
@@ -256,7 +256,7 @@ test('pack --snapshot: bad input is one line and exit 2, before the app runs', a
   }
 });
 
-test('pack --snapshot killed (SIGKILL) while the snapshot builds leaves no partial blob, no temp folder, no builder running', { timeout: 120_000 }, async () => {
+test('pack --snapshot-blob killed (SIGKILL) while the snapshot builds leaves no partial blob, no temp folder, no builder running', { timeout: 120_000 }, async () => {
   const { spawnCli, waitFor } = require('./helpers/app.js');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-snapshot-killed-'));
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-snapshot-killed-tmp-'));
@@ -267,7 +267,7 @@ test('pack --snapshot killed (SIGKILL) while the snapshot builds leaves no parti
     // Three seconds of work at load, in the app's run and again in the snapshot builder.
     fs.writeFileSync(path.join(dir, 'node_modules', 'slow', 'index.js'), "'use strict';\nconst end = Date.now() + 3000;\nwhile (Date.now() < end);\nexports.ok = true;\n");
     fs.writeFileSync(path.join(dir, 'app.js'), "'use strict';\nconsole.log(require('slow').ok);\n");
-    const cli = spawnCli(['pack', '--until', 'exit', '--no-check', '--snapshot', 's.blob', '--out', 'a.tar', '--', 'node', 'app.js'], { cwd: dir, env: { TMPDIR: tmp } });
+    const cli = spawnCli(['pack', '--until', 'exit', '--no-check', '--snapshot-blob', 's.blob', '--out', 'a.tar', '--', 'node', 'app.js'], { cwd: dir, env: { TMPDIR: tmp } });
     await waitFor(() => fs.readdirSync(tmp).some((n) => n.startsWith('coldstart-snapshot-')), 60_000, 'the snapshot build to begin');
     cli.child.kill('SIGKILL');
     await cli.done;

@@ -120,10 +120,10 @@ test('profile --docker bad input: an image the engine does not have, a runtime i
   assert.ok(!fs.existsSync(out), 'nothing written');
   // Any runtime the engine has is accepted; another is named with the engine's own list.
   const { runtimes } = await require('../lib/docker.js').requireDocker();
-  for (const args of [['profile', '--docker', 'x', '--runtime', 'notaruntime', '--out', out], ['bench', '--docker', '--runtime', 'runc,notaruntime', '--', 'node', 'server.js']]) {
+  for (const [flag, args] of [['--runtime', ['profile', '--docker', 'x', '--runtime', 'notaruntime', '--out', out]], ['--containers', ['bench', '--containers', 'runc,notaruntime', '--', 'node', 'server.js']]]) {
     const r = await runCli(args, { cwd: path.join(require('./helpers/app.js').REPO, 'fixtures', 'docker-app') });
     assert.equal(r.code, 2, r.stderr);
-    assert.equal(r.stderr.trim(), `coldstart: unknown --runtime "notaruntime": this Docker engine has ${runtimes.join(', ')}`);
+    assert.equal(r.stderr.trim(), `coldstart: unknown ${flag} "notaruntime": this Docker engine has ${runtimes.join(', ')}`);
     assert.ok(!fs.existsSync(out), 'nothing written');
   }
 });

@@ -1,7 +1,7 @@
 'use strict';
 // A profile of an app served by `coldstart start` (what profile --docker sees of an image built from
 // coldstart's own Dockerfile): coldstart is invisible (no module, package, advice line or profile
-// frame of its own) and the advice knows what the start already does (code cache, --verify none).
+// frame of its own) and the advice knows what the start already does (code cache, --trust-archive).
 const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('fs');
@@ -12,12 +12,12 @@ const { containerAdvice } = require('../lib/analyze/container-advice.js');
 const COLDSTART = path.join(REPO, 'bin', 'coldstart.js');
 const own = (s) => /\/(lib|bin)\/[\w/-]+\.c?js/.test(s) && (s.includes(REPO) || s.includes('coldstart'));
 
-test('profile of an app under coldstart start with a code cache and --verify none', async () => {
+test('profile of an app under coldstart start with a code cache and --trust-archive', async () => {
   const dir = copyFixture('busy-machine');
   try {
     const packed = await runCli(['pack', '--code-cache', '--out', 'startup.tar', '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(packed.code, 0, packed.stderr);
-    const r = await runCli(['profile', '--json', '--out', 'out', '--', 'node', COLDSTART, 'start', '--archive', 'startup.tar', '--verify', 'none', '--', 'node', 'server.js'], { cwd: dir });
+    const r = await runCli(['profile', '--json', '--out', 'out', '--', 'node', COLDSTART, 'start', '--archive', 'startup.tar', '--trust-archive', '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout);
     assert.strictEqual(report.served.mode, 'memory');

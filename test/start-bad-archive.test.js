@@ -190,7 +190,7 @@ console.log(JSON.stringify(Object.keys(require.cache)
   } finally { rm(dir); }
 });
 
-test('start: a forged index (sealed as pack seals) that maps `fs` or `node:fs` to a file of its own never runs it, with --verify none too', async () => {
+test('start: a forged index (sealed as pack seals) that maps `fs` or `node:fs` to a file of its own never runs it, with --trust-archive too', async () => {
   const { dir, index } = await packedApp();
   try {
     fs.writeFileSync(path.join(dir, 'app.js'), "const a = require('fs');\nconst b = require('node:fs');\nconsole.log(typeof a.readFileSync, typeof b.readFileSync);\n");
@@ -210,7 +210,7 @@ test('start: a forged index (sealed as pack seals) that maps `fs` or `node:fs` t
         }, tailCrc),
       },
     });
-    for (const verify of [[], ['--verify', 'none']]) {
+    for (const verify of [[], ['--trust-archive']]) {
       const r = spawnSync(process.execPath, [BIN, 'start', '--archive', out, ...verify, '--', 'node', 'app.js'], { cwd: dir, encoding: 'utf8', timeout: 15000 });
       assert.strictEqual(r.status, 0, r.stderr);
       assert.strictEqual(r.stdout, 'function function\n', `${verify.join(' ')}: ${r.stderr}`);

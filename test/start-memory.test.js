@@ -189,7 +189,7 @@ require('http').createServer().listen(0, () => { console.log(line); console.log(
     const r = await runCli(['pack', '-q', '--code-cache', '--out', tar, '--', 'node', 'app.js'], { cwd: dir });
     assert.strictEqual(r.code, 0, r.stderr);
     const plain = spawnSync(process.execPath, ['-r', EXIT_ON_LISTEN, 'app.js'], { cwd: dir, encoding: 'utf8' });
-    const started = spawnSync(process.execPath, [BIN, 'start', '--verify', 'none', '--archive', tar, '--', 'node', '-r', EXIT_ON_LISTEN, 'app.js'],
+    const started = spawnSync(process.execPath, [BIN, 'start', '--trust-archive', '--archive', tar, '--', 'node', '-r', EXIT_ON_LISTEN, 'app.js'],
       { cwd: dir, env: { ...process.env, COLDSTART_DEBUG_CACHE: '1' }, encoding: 'utf8' });
     assert.strictEqual(started.status, 0, started.stderr);
     // Every module but the one with a hashbang (which the wrapper cannot hold) from the cache.
@@ -266,7 +266,7 @@ createServer().listen(0, () => console.log('mixed-app listening'));
     const tar = path.join(dir, '.s.tar');
     const r = await runCli(['pack', '-q', '--out', tar, '--', 'node', 'app.mjs'], { cwd: dir });
     assert.strictEqual(r.code, 0, r.stderr);
-    const out = await startUntilListen(dir, ['--archive', tar, '--verify', 'none', '--', 'node', 'app.mjs'], /mixed-app listening/);
+    const out = await startUntilListen(dir, ['--archive', tar, '--trust-archive', '--', 'node', 'app.mjs'], /mixed-app listening/);
     assert.match(out, /sum 19900 from esm/);
     if (typeof require('module').registerHooks === 'function') {
       assert.match(out, /\(201 resolutions; 2 ES modules read from disk \(loader hooks would slow its 200 CommonJS resolutions more than they save\)\)/);

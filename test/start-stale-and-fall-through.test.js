@@ -59,21 +59,21 @@ test('a packed file changed after pack at the same size runs from disk, with one
   } finally { rm(dir); }
 });
 
-test('a packed file missing on disk is called missing; --verify none serves the archive\'s copy', async () => {
+test('a packed file missing on disk is called missing; --trust-archive serves the archive\'s copy', async () => {
   const dir = writeApp();
   try {
     await pack(dir);
     fs.rmSync(path.join(dir, 'word.js'));
     const checked = start(dir);
-    assert.match(checked.stderr, /^coldstart: warning: word\.js is missing on disk but is in the archive \(re-run coldstart pack\); such files are read from disk \(--verify none serves the archive's copy\)$/m);
+    assert.match(checked.stderr, /^coldstart: warning: word\.js is missing on disk but is in the archive \(re-run coldstart pack\); such files are read from disk \(--trust-archive serves the archive's copy\)$/m);
     assert.doesNotMatch(checked.stderr, /differs|changed/);
-    const served = start(dir, ['--verify', 'none']);
+    const served = start(dir, ['--trust-archive']);
     assert.strictEqual(served.status, 0, served.stderr);
     assert.match(served.stdout, /word=AAAA/);
   } finally { rm(dir); }
 });
 
-test('files never packed: one line at the ready moment for those before it; --report lists each with its time', async () => {
+test('files never packed: one line at the ready moment for those before it; --report-file lists each with its time', async () => {
   const dir = writeApp();
   try {
     await pack(dir);
@@ -81,7 +81,7 @@ test('files never packed: one line at the ready moment for those before it; --re
     assert.strictEqual(quiet.status, 0, quiet.stderr);
     assert.doesNotMatch(quiet.stderr, /warning/, 'a file loaded after the ready moment is not a startup file');
 
-    const r = start(dir, ['--report', 'from-disk.json'], { EXTRA: '1', LATE: '1' });
+    const r = start(dir, ['--report-file', 'from-disk.json'], { EXTRA: '1', LATE: '1' });
     assert.strictEqual(r.status, 0, r.stderr);
     assert.match(r.stderr, /^coldstart: warning: 1 of the app's files loaded before it listened were not in the archive and came from disk: extra\.js \(re-run coldstart pack\)$/m);
     const report = JSON.parse(fs.readFileSync(path.join(dir, 'from-disk.json'), 'utf8'));
@@ -112,7 +112,7 @@ test('coldstart installed in the app\'s node_modules: its own files loaded after
   } finally { rm(dir); }
 });
 
-test('pack --settle 600ms: a module loaded 200 ms after listen is packed, with its code cache; start then serves it', async () => {
+test('pack --after 600ms: a module loaded 200 ms after listen is packed, with its code cache; start then serves it', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-settle-'));
   try {
     fs.writeFileSync(path.join(dir, 'package.json'), '{ "name": "settle-app", "private": true }');
@@ -124,23 +124,23 @@ test('pack --settle 600ms: a module loaded 200 ms after listen is packed, with i
     const packedFiles = (tar) => [...readTarEntries(fs.readFileSync(path.join(dir, tar)))].map((e) => e.path);
     const plain = await runCli(['pack', '-q', '--out', 'plain.tar', '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(plain.code, 0, plain.stderr);
-    assert.ok(!packedFiles('plain.tar').includes('late.js'), 'without --settle the capture ends at listen');
+    assert.ok(!packedFiles('plain.tar').includes('late.js'), 'without --after the capture ends at listen');
 
-    const settled = await runCli(['pack', '--json', '--settle', '600ms', '--code-cache', '--out', 'settled.tar', '--', 'node', 'server.js'], { cwd: dir });
+    const settled = await runCli(['pack', '--json', '--after', '600ms', '--code-cache', '--out', 'settled.tar', '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(settled.code, 0, settled.stderr);
     assert.ok(packedFiles('settled.tar').includes('late.js'), packedFiles('settled.tar').join(' '));
     const summary = JSON.parse(settled.stdout);
     assert.ok(summary.readyAt < 200, `readyAt is still the listen (${summary.readyAt} ms)`);
 
-    const r = spawnSync(process.execPath, [BIN, 'start', '--archive', 'settled.tar', '--report', 'r.json', '--', 'node', 'server.js'],
+    const r = spawnSync(process.execPath, [BIN, 'start', '--archive', 'settled.tar', '--report-file', 'r.json', '--', 'node', 'server.js'],
       { cwd: dir, encoding: 'utf8', env: { ...process.env, EXIT_AFTER: '1', COLDSTART_DEBUG_CACHE: '1' }, timeout: 30_000 });
     assert.strictEqual(r.status, 0, r.stderr);
     assert.match(r.stdout, /late loaded/);
     assert.deepStrictEqual(JSON.parse(fs.readFileSync(path.join(dir, 'r.json'), 'utf8')).fromDisk, [], 'nothing came from disk');
     assert.match(r.stderr, /code cache used for 2 modules, rejected for 0/, 'the late module has its code cache too');
 
-    const bad = await runCli(['pack', '--settle', '1s', '--until', 'exit', '--out', 'x.tar', '--', 'node', 'server.js'], { cwd: dir });
+    const bad = await runCli(['pack', '--after', '1s', '--until', 'exit', '--out', 'x.tar', '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(bad.code, 2);
-    assert.match(bad.stderr, /--settle keeps the app running after its ready moment: not with --until exit/);
+    assert.match(bad.stderr, /--after keeps the app running after its ready moment: not with --until exit/);
   } finally { rm(dir); }
 });

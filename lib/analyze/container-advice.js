@@ -2,7 +2,7 @@
 // Advice for a start profiled inside a container (profile --docker): in a sandbox such as gVisor
 // every file system call is expensive, so the time spent resolving and reading modules is what
 // `coldstart start` serves from memory, the time start spends checking each packed file against the
-// disk is what --verify none saves in an image that does not change, and the time spent compiling
+// disk is what --trust-archive saves in an image that does not change, and the time spent compiling
 // is what a code cache in the archive saves. Pure: report.json (with `container`, its CPU profile
 // categories and startVerifyMs) in, findings out.
 
@@ -10,11 +10,11 @@ const { isGvisor } = require('../gvisor.js');
 
 // Below this, a finding is not worth a line.
 const MIN_MS = 10;
-// Where `coldstart start --verify size` checks each packed file against the disk (a stat each).
+// Where `coldstart start` (without --trust-archive) checks each packed file against the disk (a stat each).
 const VERIFY_FRAME = { functionName: 'usable', file: '/lib/start/memory-loader.js' };
 
 /**
- * ms of a CPU profile spent in start's check of packed files against the disk (--verify size),
+ * ms of a CPU profile spent in start's check of packed files against the disk (without --trust-archive),
  * 0 when the app did not run under start or the check took no sample.
  */
 function startVerifyMs(profile) {
@@ -80,12 +80,12 @@ function startAdvice(report, cat, where, round) {
   const served = report.served;
   if (served && served.mode === 'snapshot') return advice; // no file checks, code in the snapshot
   const verifying = served ? served.verify !== 'none'
-    : !command.some((w, i) => w === '--verify=none' || (w === '--verify' && command[i + 1] === 'none'));
+    : !command.some((w, i) => w === '--trust-archive' || w === '--verify=none' || (w === '--verify' && command[i + 1] === 'none'));
   if (verifying && report.startVerifyMs >= MIN_MS) {
     advice.push({
       kind: 'container-verify', subject: 'checking every packed file against the disk', file: null, line: null, estimatedMs: report.startVerifyMs,
-      evidence: `${report.startVerifyMs} ms of the profile under ${where} in start's --verify size (a stat per packed file)`,
-      fix: 'start --verify none: an image\'s files do not change after its build, so start can serve the archive\'s copy without a stat each',
+      evidence: `${report.startVerifyMs} ms of the profile under ${where} in start's check of each packed file against the disk (a stat each)`,
+      fix: 'start --trust-archive: an image\'s files do not change after its build, so start can serve the archive\'s copy without a stat each',
     });
   }
   const hasCodeCache = served ? served.codeCacheModules > 0 : false;

@@ -75,7 +75,7 @@ function buildReport(captured, extra = {}) {
     modules,
     builtins: result.builtins || [],
     network,
-    // Under coldstart start: how it served the app (mode, --verify, code cache), and its check of
+    // Under coldstart start: how it served the app (mode, file check, code cache), and its check of
     // every packed file against the disk (container advice).
     served: result.served || null,
     startVerifyMs: result.profile ? require('./container-advice.js').startVerifyMs(result.profile) : null,

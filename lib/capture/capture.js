@@ -39,7 +39,7 @@ const { findPackageBin } = require('../package-bin.js');
  * @property {(result: object) => Promise<any>} [whileRunning] timing-only: called once the app is
  *   ready, before it is ended (to ask it something); what it resolves to is result.whileRunning
  * @property {number} [settleMs]       keep recording modules and file reads this long after the ready
- *   moment, the app running on (pack --settle); readyAt stays the ready moment
+ *   moment, the app running on (pack --after); readyAt stays the ready moment
  * @property {{ handler: string, event?: any }} [lambda] a Lambda function (until { mode: 'lambda' }):
  *   the Runtime API served here decides the ready moment: init done, or with an event the answer
  *   to the first invocation; the result's `lambda` holds init and the invocation apart

@@ -105,7 +105,7 @@ async function attach(announce, options) {
     resumes: 0,
     onResumed: null,
     held: true, // the agent waits for us right after announcing itself
-    /** What the agent has gathered so far, recording going on (pack --settle). */
+    /** What the agent has gathered so far, recording going on (pack --after). */
     async snapshotNow(reason) {
       const expression = `(() => { const a = ${AGENT}; return a ? JSON.stringify(a.snapshot(${JSON.stringify(reason)})) : null; })()`;
       const { result } = await client.Runtime.evaluate({ expression, returnByValue: true });

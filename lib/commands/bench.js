@@ -23,11 +23,17 @@ function splitCommand(line) {
   return words;
 }
 
-/** --runtime a,b: names, checked against the engine's runtimes when the containers are about to run. */
+/** --containers a,b: names, checked against the engine's runtimes when the containers are about to run. */
 function parseRuntimes(value) {
   const names = String(value).split(',').map((s) => s.trim());
-  if (names.some((n) => !n)) throw new UsageError(`invalid --runtime "${value}": give runtimes of the Docker engine, e.g. runc,runsc`);
+  if (names.some((n) => !n)) throw new UsageError(`invalid --containers "${value}": give runtimes of the Docker engine, e.g. runc,runsc`);
   return [...new Set(names)];
+}
+
+/** --containers, or the old --docker [--runtime a,b] it replaced (lib/deprecated-flags.js); undefined: on this machine. */
+function containersFromArgv(argv) {
+  if (argv.runtime !== undefined && !argv.docker && argv.containers === undefined) throw new UsageError('--runtime goes with --docker');
+  return argv.docker ? argv.runtime ?? DEFAULT_RUNTIMES : argv.containers;
 }
 
 function parseReadyLine(value) {
@@ -198,15 +204,14 @@ module.exports = {
       .option('compare', { type: 'array', string: true, describe: 'commands to compare, each one quoted string' })
       .option('scenario', { type: 'string', requiresArg: true, describe: 'seed scenarios: require,regenerate,cpu (comma separated)' })
       .option('fixture', { type: 'string', requiresArg: true, describe: 'app directory the scenarios load (default: a generated 1000-package fixture)' })
-      .option('docker', { type: 'boolean', default: false, describe: 'run every sample in a fresh container (--network none)' })
-      .option('runtime', { type: 'string', requiresArg: true, describe: `container runtimes with --docker: any the Docker engine has (runc, runsc = gVisor, a second gVisor build such as runsc-2024); default ${DEFAULT_RUNTIMES}` })
-      .option('base-image', { type: 'string', requiresArg: true, default: DEFAULT_BASE_IMAGE, describe: 'image with node to build on (--docker); .ci/docker-up.sh builds the default' })
-      .option('ready-line', { type: 'string', requiresArg: true, default: 'listening', describe: 'with --docker: regular expression for the app\'s listening line on stdout' })
+      .option('containers', { type: 'string', requiresArg: true, describe: `run every sample in a fresh container (--network none) under each of these runtimes the Docker engine has (runc, runsc = gVisor, a second gVisor build such as runsc-2024), e.g. ${DEFAULT_RUNTIMES}` })
+      .option('base-image', { type: 'string', requiresArg: true, default: DEFAULT_BASE_IMAGE, describe: 'image with node to build on (--containers); .ci/docker-up.sh builds the default' })
+      .option('ready-line', { type: 'string', requiresArg: true, default: 'listening', describe: 'with --containers: regular expression for the app\'s listening line on stdout' })
       .option('html', { type: 'string', requiresArg: true, describe: 'write a self-contained HTML chart of the samples' })
       .option('csv', { type: 'string', requiresArg: true, describe: 'write the raw samples as CSV' })
       .example('# time to ready, 50 cold starts', '').example('$0 bench -n 50 -- node index.js', '')
       .example('# the seed experiment', '').example('$0 bench -n 50 --scenario require,regenerate,cpu --fixture ./w1', '')
-      .example('# in containers, under runc and gVisor', '').example('$0 bench -n 20 --docker --runtime runc,runsc -- node index.js', '')
+      .example('# in containers, under runc and gVisor', '').example('$0 bench -n 20 --containers runc,runsc -- node index.js', '')
       .example('$0 bench -n 20 --compare "node index.js" "coldstart start --archive s.tar -- node index.js"', '');
   },
   async run(argv, ctx) {
@@ -220,8 +225,9 @@ module.exports = {
     const scenarios = argv.scenario === undefined ? [] : require('../bench/scenarios.js').parseScenarios(argv.scenario);
     if (argv.fixture !== undefined && !scenarios.length) throw new UsageError('--fixture goes with --scenario (the app the scenarios load)');
     if (scenarios.length && until.mode !== 'listen') throw new UsageError('the scenarios end by listening: use --until listen with --scenario');
-    if (argv.runtime !== undefined && !argv.docker) throw new UsageError('--runtime goes with --docker');
-    const runtimes = parseRuntimes(argv.runtime ?? DEFAULT_RUNTIMES);
+    const containers = containersFromArgv(argv);
+    const inDocker = containers != null;
+    const runtimes = inDocker ? parseRuntimes(containers) : [];
     const readyLine = parseReadyLine(argv.readyLine);
     const html = outputFile(argv.html, '--html', ctx.cwd);
     const csv = outputFile(argv.csv, '--csv', ctx.cwd);
@@ -236,13 +242,13 @@ module.exports = {
     const { runBenchPlan, localCommand } = require('../bench/bench-plan.js');
     const { checkCommand } = require('../capture/command-check.js');
     for (const words of commands) checkCommand(localCommand(words), ctx.cwd);
-    if (argv.docker) await require('../docker.js').checkRuntimes(runtimes); // before any image is built
+    if (inDocker) await require('../docker.js').checkRuntimes(runtimes, '--containers'); // before any image is built
     const showProgress = Boolean(ctx.stderr.isTTY) && !argv.quiet && !ctx.env.CI;
     const bar = showProgress ? progressBar(ctx.stderr) : null;
     let result;
     try {
       result = await runBenchPlan({
-        commands, scenarios, fixtureDir: argv.fixture, inDocker: argv.docker, runtimes, baseImage: argv.baseImage, readyLine,
+        commands, scenarios, fixtureDir: argv.fixture, inDocker, runtimes, baseImage: argv.baseImage, readyLine,
         cwd: ctx.cwd, env: ctx.env, runs, warmup, until, timeoutMs,
         status: (line) => { if (!argv.quiet && !argv.json) ctx.stderr.write(`${line}\n`); },
         onProgress: bar ? (p) => bar.update(p) : undefined,

@@ -1,5 +1,5 @@
 'use strict';
-// coldstart diff A B: what changed at startup between two report.json files; with --runs, between
+// coldstart diff A B: what changed at startup between two report.json files; with --run-sets, between
 // two sets of runs, told apart from noise by the statistics of lib/stats.js.
 const fs = require('fs');
 const path = require('path');
@@ -7,19 +7,19 @@ const { UsageError } = require('../errors.js');
 const { parseCount } = require('../options.js');
 const { readReport } = require('../report/read-report.js');
 
-const RUNS_USAGE = 'coldstart diff --runs a1.json a2.json ... -- b1.json b2.json ... (or two directories of reports)';
+const RUNS_USAGE = 'coldstart diff --run-sets a1.json a2.json ... -- b1.json b2.json ... (or two directories of reports)';
 
 module.exports = {
   command: 'diff [reports..]',
-  describe: 'compare two report.json files (or two sets of runs with --runs): time to ready, modules, bytes, packages that appear or vanish, movers beyond noise',
+  describe: 'compare two report.json files (or two sets of runs with --run-sets): time to ready, modules, bytes, packages that appear or vanish, movers beyond noise',
   builder: (yargs) => yargs
-    .positional('reports', { type: 'string', describe: 'before and after report.json (a directory stands for its report.json); with --runs, the runs before' })
-    .option('runs', { type: 'boolean', default: false, describe: 'compare two sets of runs: the reports before --, then those after it; or two directories of reports' })
+    .positional('reports', { type: 'string', describe: 'before and after report.json (a directory stands for its report.json); with --run-sets, the runs before' })
+    .option('run-sets', { type: 'boolean', default: false, describe: 'compare two sets of runs: the reports before --, then those after it; or two directories of reports' })
     .option('top', { type: 'string', default: '10', describe: 'rows in each list of movers' })
     .example('$0 diff main/.coldstart/report.json .coldstart/report.json', '')
     .example('$0 diff .coldstart/baseline.json .coldstart/report.json --json', '')
-    .example('# each a directory with a report.json', '').example('$0 diff --runs before/1 before/2 before/3 before/4 -- after/1 after/2 after/3 after/4', '')
-    .example('# two directories of reports', '').example('$0 diff --runs runs-main runs-branch', ''),
+    .example('# each a directory with a report.json', '').example('$0 diff --run-sets before/1 before/2 before/3 before/4 -- after/1 after/2 after/3 after/4', '')
+    .example('# two directories of reports', '').example('$0 diff --run-sets runs-main runs-branch', ''),
   async run(argv, ctx) {
     const top = parseCount(argv.top, '--top', 1);
     const positional = (argv.reports || []).map(String);
@@ -27,14 +27,14 @@ module.exports = {
     const { diffReports, diffRuns, renderDiff } = require('../report/diff.js');
     let diff;
     let labels;
-    if (argv.runs) {
+    if (argv.runSets) {
       const [beforeNames, afterNames] = runSets(positional, afterDash, ctx.cwd);
       const before = beforeNames.map((f) => readReport(f, ctx.cwd));
       const after = afterNames.map((f) => readReport(f, ctx.cwd));
       diff = diffRuns(before, after, { top });
       labels = { before: beforeNames, after: afterNames };
     } else {
-      if (afterDash.length) throw new UsageError(`reports after -- are sets of runs: add --runs (${RUNS_USAGE})`);
+      if (afterDash.length) throw new UsageError(`reports after -- are sets of runs: add --run-sets (${RUNS_USAGE})`);
       // Checked here rather than by yargs, so a missing file name is one clear usage line.
       if (positional.length !== 2) throw new UsageError('diff needs two reports: coldstart diff before/report.json after/report.json');
       const [before, after] = positional.map((f) => readReport(f, ctx.cwd));
@@ -55,22 +55,22 @@ module.exports = {
   },
 };
 
-/** The two sets of report files --runs compares: lists either side of --, or two directories. */
+/** The two sets of report files --run-sets compares: lists either side of --, or two directories. */
 function runSets(positional, afterDash, cwd) {
   let sets;
   if (afterDash.length || positional.length !== 2) {
-    if (!positional.length || !afterDash.length) throw new UsageError(`diff --runs needs two sets of reports: ${RUNS_USAGE}`);
+    if (!positional.length || !afterDash.length) throw new UsageError(`diff --run-sets needs two sets of reports: ${RUNS_USAGE}`);
     sets = [positional, afterDash];
   } else {
     for (const dir of positional) {
-      if (!isDirectory(path.resolve(cwd, dir))) throw new UsageError(`diff --runs: ${dir} is not a directory; give two directories of reports, or ${RUNS_USAGE}`);
+      if (!isDirectory(path.resolve(cwd, dir))) throw new UsageError(`diff --run-sets: ${dir} is not a directory; give two directories of reports, or ${RUNS_USAGE}`);
     }
     sets = positional.map((dir) => [dir]);
   }
   return sets.map((names, i) => {
     const files = names.flatMap((name) => reportsIn(name, cwd));
     if (files.length < 2) {
-      throw new UsageError(`diff --runs: the runs ${i ? 'after' : 'before'} are ${files.length} report${files.length === 1 ? '' : 's'}; give at least 2 a side (4 or more for a verdict at 95%)`);
+      throw new UsageError(`diff --run-sets: the runs ${i ? 'after' : 'before'} are ${files.length} report${files.length === 1 ? '' : 's'}; give at least 2 a side (4 or more for a verdict at 95%)`);
     }
     return files;
   });

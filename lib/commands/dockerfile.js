@@ -4,7 +4,7 @@
 const path = require('path');
 const { UsageError } = require('../errors.js');
 
-// What pack --snapshot would refuse, said before a Dockerfile is written.
+// What pack --snapshot-blob would refuse, said before a Dockerfile is written.
 function refuseSnapshot(description) {
   if (description.distroless) {
     throw new UsageError('--snapshot with --distroless: the snapshot must be made by the Node of the run image, and a distroless image has no shell to run pack in; leave out one of them');
@@ -27,7 +27,7 @@ module.exports = {
     .option('root', { type: 'string', describe: 'project directory (default: the current directory)' })
     .option('entry', { type: 'string', describe: 'entry file, relative to the root (default: scripts.start, main, index.js/server.js/app.js)' })
     .option('distroless', { type: 'boolean', default: false, describe: 'run in a distroless image (node is its entrypoint)' })
-    .option('snapshot', { type: 'boolean', default: false, describe: 'start from a snapshot of the startup modules, evaluated at build (pack --snapshot; see README)' })
+    .option('snapshot', { type: 'boolean', default: false, describe: 'start from a snapshot of the startup modules, evaluated at build (pack --snapshot-blob; docs/snapshot.md)' })
     .option('lambda', { type: 'string', requiresArg: true, describe: 'a Lambda function\'s container image: its handler (handler.js:fn), started by aws-lambda-ric from node_modules, the preload serving what its init read' })
     .option('event', { type: 'string', requiresArg: true, describe: 'with --lambda: a JSON event whose first invocation pack runs too, so its files are served as well' })
     .example('$0 dockerfile > Dockerfile', '')

@@ -20,11 +20,11 @@ module.exports = {
   describe: 'write a generated app with N packages in node_modules (the seed benchmark)',
   builder(yargs) {
     return yargs
-      .option('modules', { alias: 'n', requiresArg: true, default: 1000, describe: 'number of generated packages' })
+      .option('modules', { requiresArg: true, default: 1000, describe: 'number of generated packages' })
       .option('max-props', { requiresArg: true, default: 100, describe: 'each package exports 1..max-props random properties' })
       .option('seed', { requiresArg: true, default: 42, describe: 'PRNG seed: the same options give identical files' })
       .option('depth', { requiresArg: true, default: 1, describe: 'levels of packages requiring packages (1 = index.js requires all)' })
-      .option('esm', { type: 'boolean', default: false, describe: 'ES modules (import) instead of CommonJS (require)' })
+      .option('es-modules', { type: 'boolean', default: false, describe: 'ES modules (import) instead of CommonJS (require)' })
       .option('out', { type: 'string', requiresArg: true, default: DEFAULT_OUT, describe: 'directory to create (must not exist or be empty)' })
       .example('# then: cd w1 && node index.js', '').example('$0 fixture --modules 1000 --out ./w1', '');
   },
@@ -34,7 +34,7 @@ module.exports = {
       maxProps: parseCount(argv['max-props'], '--max-props', 1),
       seed: parseCount(argv.seed, '--seed', 0),
       depth: parseCount(argv.depth, '--depth', 1),
-      esm: Boolean(argv.esm),
+      esm: Boolean(argv.esModules),
     };
     if (options.seed > 0xffffffff) throw new UsageError(`invalid --seed "${argv.seed}": at most 4294967295`);
     const dir = path.resolve(ctx.cwd, argv.out || DEFAULT_OUT);

@@ -11,8 +11,8 @@ module.exports = {
   builder: (yargs) => lambdaOptions(captureOptions(yargs))
     .option('manifest', { type: 'string', describe: 'pack the paths listed in this file (startup-files.txt) instead of running the app' })
     .option('code-cache', { type: 'boolean', default: false, describe: 'also store V8 code cache for the CommonJS startup modules, used by start --mode memory (the cache bytes differ from pack to pack)' })
-    .option('settle', { type: 'string', describe: 'keep recording this long after the ready moment (e.g. 500ms), for files the app loads just after it (an import() after listen); they are packed, and in the code cache with --code-cache' })
-    .option('snapshot', { type: 'string', describe: 'also write a V8 startup snapshot of the CommonJS startup modules (evaluated now, at pack time) to this file, for node --snapshot-blob FILE entry.js; said and skipped when the app cannot have one' })
+    .option('after', { type: 'string', describe: 'keep recording this long after the ready moment (e.g. 500ms), for files the app loads just after it (an import() after listen); they are packed, and in the code cache with --code-cache' })
+    .option('snapshot-blob', { type: 'string', describe: 'also write a V8 startup snapshot of the CommonJS startup modules (evaluated now, at pack time) to this file, for node --snapshot-blob FILE entry.js; said and skipped when the app cannot have one' })
     .option('code-cache-run', { type: 'boolean', default: true, describe: 'record the cache from a second start of the app under coldstart start, up to its ready moment (--no-code-cache-run: compile the modules without running them, for apps whose start has side effects)' })
     .option('check', { type: 'boolean', default: true, describe: 'start the app once from the archive\'s files alone (extracted into an empty directory) and fail, naming the missing file, when it cannot start (--no-check skips it)' })
     .example('$0 pack --out /startup.tar -- node dist/index.js', '')
@@ -21,15 +21,15 @@ module.exports = {
     const out = path.resolve(ctx.cwd, argv.out || 'startup.tar');
     const { ensureWritableFile } = require('../output-target.js');
     const made = ensureWritableFile(out); // before the app runs: a bad --out is one line, exit 2
-    const snapshot = argv.snapshot != null ? snapshotTarget(argv, ctx, out) : undefined;
-    if (snapshot) made.push(...ensureWritableFile(snapshot, '--snapshot'));
+    const snapshot = argv.snapshotBlob != null ? snapshotTarget(argv, ctx, out) : undefined;
+    if (snapshot) made.push(...ensureWritableFile(snapshot, '--snapshot-blob'));
     let summary;
     const progress = require('../progress.js').phaseProgress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
     try {
       if (argv.manifest && argv.appCommand.length) throw new UsageError('give either --manifest or an app command, not both');
-      if (snapshot && argv.manifest) throw new UsageError('--snapshot needs the app run, not --manifest: it evaluates the modules the run loaded');
+      if (snapshot && argv.manifest) throw new UsageError('--snapshot-blob needs the app run, not --manifest: it evaluates the modules the run loaded');
       if (argv.lambda != null && (snapshot || argv.manifest)) {
-        throw new UsageError('--lambda packs what a run of the function reads: not with --manifest or --snapshot');
+        throw new UsageError('--lambda packs what a run of the function reads: not with --manifest or --snapshot-blob');
       }
       const { packApp } = require('../pack/pack-app.js');
       summary = await packApp({
@@ -58,19 +58,19 @@ module.exports = {
   },
 };
 
-/** --snapshot FILE, checked before the app runs: a file that can be written, not the archive. */
+/** --snapshot-blob FILE, checked before the app runs: a file that can be written, not the archive. */
 function snapshotTarget(argv, ctx, out) {
-  if (argv.snapshot === '') throw new UsageError('--snapshot needs a file name, e.g. --snapshot /startup.blob');
-  const file = path.resolve(ctx.cwd, argv.snapshot);
-  if (file === out) throw new UsageError('--snapshot and --out name the same file');
+  if (argv.snapshotBlob === '') throw new UsageError('--snapshot-blob needs a file name, e.g. --snapshot-blob /startup.blob');
+  const file = path.resolve(ctx.cwd, argv.snapshotBlob);
+  if (file === out) throw new UsageError('--snapshot-blob and --out name the same file');
   return file;
 }
 
-/** --settle as milliseconds; 0 without it. */
+/** --after as milliseconds; 0 without it. */
 function settleMs(argv) {
-  if (argv.settle == null) return 0;
-  if (argv.until === 'exit') throw new UsageError('--settle keeps the app running after its ready moment: not with --until exit');
-  return require('../options.js').parseDuration(argv.settle, '--settle');
+  if (argv.after == null) return 0;
+  if (argv.until === 'exit') throw new UsageError('--after keeps the app running after its ready moment: not with --until exit');
+  return require('../options.js').parseDuration(argv.after, '--after');
 }
 
 function renderPackSummary(s) {

@@ -70,7 +70,7 @@ function buildStage(description) {
 
 // The run stage of `--snapshot`: pack runs in it, since only the Node that runs a snapshot can make it.
 function snapshotRunStage(description, { appCommand, appSource, n }) {
-  const packCommand = ['node', description.coldstartBin, 'pack', '--code-cache', '--snapshot', '/startup.blob', '--out', '/startup.tar', '--', ...appCommand];
+  const packCommand = ['node', description.coldstartBin, 'pack', '--code-cache', '--snapshot-blob', '/startup.blob', '--out', '/startup.tar', '--', ...appCommand];
   return [
     `# ${n}. Run: the app's startup modules evaluated now, by this image's Node (node refuses a snapshot`,
     '#    made by another), into a startup snapshot that `node --snapshot-blob` starts from. They run',
@@ -109,7 +109,7 @@ function lambdaStages(description, { appSource, n }) {
     '',
     `# ${n + 1}. Run: the function at Lambda's task root, the archive beside it. The preload serves the archived`,
     '#    files from memory to the runtime client and the handler; it says so in one log line at init.',
-    '#    --verify none (COLDSTART_VERIFY): the archive and the function come from this same build.',
+    '#    COLDSTART_VERIFY=none (start --trust-archive): the archive and the function come from this same build.',
     'FROM ${NODE_IMAGE}',
     `WORKDIR ${TASK_ROOT}`,
     appSource,
@@ -127,7 +127,7 @@ function lambdaStages(description, { appSource, n }) {
  * @param {ReturnType<typeof import('./detect-project.js').detectProject>} description
  * @param {{dockerfile?: string, snapshot?: boolean}} [options] dockerfile: the file's path from the
  *   project root, named in the build command comment when it is not ./Dockerfile; snapshot: start
- *   from a startup snapshot (`pack --snapshot`) instead of `coldstart start`
+ *   from a startup snapshot (`pack --snapshot-blob`) instead of `coldstart start`
  * @returns {string}
  */
 function renderDockerfile(description, { dockerfile, snapshot = false } = {}) {
@@ -135,14 +135,14 @@ function renderDockerfile(description, { dockerfile, snapshot = false } = {}) {
   const { appCommand } = description;
   const { coldstartBin } = description;
   const packCommand = ['node', coldstartBin, 'pack', '--code-cache', '--out', '/startup.tar', '--', ...appCommand];
-  const startArgs = [coldstartBin, 'start', '--verify', 'none', '--archive', '/startup.tar', '--', ...appCommand];
+  const startArgs = [coldstartBin, 'start', '--trust-archive', '--archive', '/startup.tar', '--', ...appCommand];
   const shown = appCommand.join(' ');
   const stage = (n) => (typescript ? n + 1 : n);
   const appSource = typescript ? 'COPY --from=build /app /app' : 'COPY . .';
 
   const lines = [
     description.lambda ? `# The Lambda function ${description.lambda.handler}, with the files its init${description.lambda.event ? ' and first invocation' : ''} read packed at build time and served from memory by coldstart's preload`
-      : snapshot ? `# ${shown}, started from a snapshot of its startup modules made at build time (\`pack --snapshot\`)`
+      : snapshot ? `# ${shown}, started from a snapshot of its startup modules made at build time (\`pack --snapshot-blob\`)`
         : `# ${shown}, with its startup files packed at build time and loaded by \`coldstart start\``,
     `# (written by coldstart dockerfile: ${description.lambda ? 'handler' : 'entry'} from ${description.entryFrom}; run it again if that changes).`,
     ...installLines(description),
@@ -180,7 +180,7 @@ function renderDockerfile(description, { dockerfile, snapshot = false } = {}) {
     appSource,
     'COPY --from=pack /startup.tar /startup.tar',
     '# Exec form: no shell between the container and node, so signals reach the app. start serves the',
-    '# startup modules from the archive in memory; --verify none: the archive and the app come from',
+    '# startup modules from the archive in memory; --trust-archive: the archive and the app come from',
     '# this same build, so the per-file size check is not needed.',
   );
   if (distroless) {

@@ -484,7 +484,7 @@ function start() {
     if (state.finished) return null;
     state.finished = true;
     const data = snapshot(reason, extra, atUs);
-    // pack --settle: files loaded shortly after the ready moment still count (snapshot() later).
+    // pack --after: files loaded shortly after the ready moment still count (snapshot() later).
     if (process.env.COLDSTART_SETTLE !== '1' || !hold) state.recording = false;
     // profile --after: what the app waits on and serves after its ready moment is recorded too.
     if (network && process.env.COLDSTART_AFTER !== '1') network.stop();

@@ -1,7 +1,7 @@
 'use strict';
 // A timing-only report of one cold start, from the real environment: COLDSTART_REPORT=stderr
 // (one JSON line, which log pipelines such as Cloud Logging keep) or =FILE, set for `coldstart
-// start` (or `start --report FILE`), or for any app through the preload report-preload.cjs.
+// start` (or `start --report-file FILE`), or for any app through the preload report-preload.cjs.
 // Runs inside the app: Node built-ins only, loaded only when asked for. It times each module
 // load (two clock reads per require), says when the app became ready (its first listen) and
 // writes the report then, and at exit when the app never listened (or, to a file, when files came

@@ -27,7 +27,7 @@ async function recordCodeCacheRun({ archive, command, cwd, env, until, timeoutMs
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-cache-'));
   const out = path.join(dir, 'cache.json');
   try {
-    const exit = await runInGroup(process.execPath, [BIN, 'start', '--quiet', '--verify', 'none', '--archive', archive, '--', ...command], {
+    const exit = await runInGroup(process.execPath, [BIN, 'start', '--quiet', '--trust-archive', '--archive', archive, '--', ...command], {
       cwd,
       env: { ...env, [RECORD_ENV]: out, [UNTIL_ENV]: readyMomentEnv(until), ...(settleMs ? { [SETTLE_ENV]: String(settleMs) } : {}) },
       timeoutMs,

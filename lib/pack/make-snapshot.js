@@ -1,5 +1,5 @@
 'use strict';
-// pack --snapshot FILE: a V8 startup snapshot of the app's CommonJS startup modules, evaluated
+// pack --snapshot-blob FILE: a V8 startup snapshot of the app's CommonJS startup modules, evaluated
 // once at pack time by `node --build-snapshot lib/start/snapshot-main.js`, for `node
 // --snapshot-blob FILE entry.js` to start from. Made by the Node that runs pack, which must be the
 // Node that runs the app (a blob from another Node makes node exit with code 14). Modules that

@@ -13,7 +13,7 @@ const { onReadyMoment } = require('../in-app/ready-moment.cjs');
 /**
  * @param {string} out file the cache is written to (JSON index) and out + '.bin' (the blob)
  * @param {string} until the ready moment: 'listen' | 'exit' | a duration in milliseconds | a readiness URL
- * @param {number} [settleMs] written this long after the ready moment (pack --settle)
+ * @param {number} [settleMs] written this long after the ready moment (pack --after)
  * @returns {{add(rel: string, script: import('node:vm').Script): void}}
  */
 function codeCacheRecorder(out, until, settleMs = 0) {

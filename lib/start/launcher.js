@@ -7,15 +7,15 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { parseNodeCommand, isNode, entryExists } = require('../node-command.js');
 
-const USAGE = `usage: coldstart start --archive FILE [--mode memory|extract] [--verify size|none] [--report FILE] [--into DIR] [--quiet] -- node [node flags] app.js [args]
+const USAGE = `usage: coldstart start --archive FILE [--mode memory|extract] [--trust-archive] [--report-file FILE] [--into DIR] [--quiet] -- node [node flags] app.js [args]
 
 Runs the app in this process with the startup files of FILE (made by coldstart pack).
 --mode memory (the default): modules are resolved and read from the archive in memory; nothing
 is written. A packed file missing on disk, of another size, or modified after FILE is read from
-disk instead (--verify none: no check, the archive's copy is served).
+disk instead (--trust-archive: no check, the archive's copy is served).
 --mode extract: the files are written over the working directory, or into DIR (--into implies
 extract; the app then runs from DIR, which holds only the archive's files).
---report FILE (or COLDSTART_REPORT=FILE|stderr): a JSON report of this cold start (phases,
+--report-file FILE (or COLDSTART_REPORT=FILE|stderr): a JSON report of this cold start (phases,
 time per package, code cache use, files that came from disk), written at the ready moment.
 Node flags applied in-process: --require/-r, --import, --enable-source-maps; others are
 ignored with a warning (put them in NODE_OPTIONS).
@@ -38,10 +38,7 @@ function main(argv) {
     process.exitCode = 2;
     return;
   }
-  if (options.help) {
-    writeLine(1, USAGE.trimEnd());
-    return;
-  }
+  if (options.help) return writeLine(1, `${USAGE}\n${require('../deprecated-flags.js').deprecationHelp('start')}`);
   for (const message of options.warnings) warn(message);
 
   const cwd = process.cwd();
@@ -183,9 +180,10 @@ function parseStartArgs(argv) {
     const inline = eq === -1 ? undefined : word.slice(eq + 1);
     if (name === '--archive') options.archive = valueOf(name, inline);
     else if (name === '--into') options.into = valueOf(name, inline);
-    else if (name === '--report') options.report = valueOf(name, inline);
+    else if (name === '--report-file') options.report = valueOf(name, inline);
     else if (name === '--mode') options.mode = valueOf(name, inline);
-    else if (name === '--verify') options.verify = valueOf(name, inline) === 'none' ? 'none' : 'size';
+    else if (name === '--trust-archive') options.verify = 'none';
+    else if (name === '--report' || name === '--verify') require('../deprecated-flags.js').oldStartFlag(name, valueOf(name, inline), options);
     else if (name === '--quiet' || name === '-q') options.quiet = true;
     else if (name === '--help' || name === '-h') options.help = true;
     else options.warnings.push(`unknown start option ${word} ignored`);
@@ -239,4 +237,4 @@ function writeLine(fd, line) {
   }
 }
 
-module.exports = { main, parseStartArgs, loadArchive, warn, writeLine };
+module.exports = { main, parseStartArgs, loadArchive, warn, writeLine, USAGE };

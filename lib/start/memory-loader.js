@@ -143,7 +143,7 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
       checked.set(rel, ok);
       if (!ok && !warnedStale) {
         warnedStale = true;
-        warn(`${rel} ${st ? 'changed on disk after' : 'is missing on disk but is in'} the archive (re-run coldstart pack); such files are read from disk${st ? '' : ' (--verify none serves the archive\'s copy)'}`);
+        warn(`${rel} ${st ? 'changed on disk after' : 'is missing on disk but is in'} the archive (re-run coldstart pack); such files are read from disk${st ? '' : ' (--trust-archive serves the archive\'s copy)'}`);
       }
     }
     return ok;

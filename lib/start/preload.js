@@ -7,7 +7,7 @@
 //   COLDSTART_ROOT     the directory the archive's paths are under (default: the working directory)
 //   COLDSTART_MODE     memory (default) | extract (written over COLDSTART_ROOT)
 //   COLDSTART_VERIFY   size (default) | none
-//   COLDSTART_REPORT   FILE | stderr: the startup report, as with `start --report`
+//   COLDSTART_REPORT   FILE | stderr: the startup report, as with `start --report-file`
 //   COLDSTART_QUIET=1  no summary line
 // The same guarantees as `start`: it never stops the app from starting (a problem is one warning
 // line), files changed or missing on disk come from disk, one summary line on stderr.

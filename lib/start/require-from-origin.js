@@ -25,7 +25,7 @@ function requireFromOrigin(origin, runDir, warn) {
       const found = resolve.call(this, request, { id: stand, filename: stand, paths: Module._nodeModulePaths(path.dirname(stand)) }, isMain, options);
       if (!warned) {
         warned = true;
-        warn(`${request} (required by ${rel}) is not in ${runDir}: loaded from ${origin} instead (re-run coldstart pack, with --settle for what loads after the ready moment)`);
+        warn(`${request} (required by ${rel}) is not in ${runDir}: loaded from ${origin} instead (re-run coldstart pack, with --after for what loads after the ready moment)`);
       }
       return found;
     }

@@ -1,5 +1,5 @@
 'use strict';
-// `pack --snapshot`: run by `node --build-snapshot` (lib/pack/make-snapshot.js), it evaluates the
+// `pack --snapshot-blob`: run by `node --build-snapshot` (lib/pack/make-snapshot.js), it evaluates the
 // app's CommonJS startup modules (all but the entry) into the heap that V8 keeps in the snapshot,
 // and sets what runs when `node --snapshot-blob FILE entry.js` starts: the archive's files and
 // resolutions served from memory as `coldstart start` does (from the snapshot itself), those
@@ -440,7 +440,7 @@ function start(plan, records) {
   const usable = plan.entry === entry && !stale;
   if (!usable) {
     const why = plan.entry !== entry ? `the snapshot was made for ${plan.entry}, not ${entry}`
-      : `${stale.rel} ${stale.missing ? 'is missing' : 'changed'} on disk since the snapshot was made (re-run coldstart pack --snapshot)`;
+      : `${stale.rel} ${stale.missing ? 'is missing' : 'changed'} on disk since the snapshot was made (re-run coldstart pack --snapshot-blob)`;
     withoutSnapshot(why, entry, warn);
   }
   // The rest of the startup files (the entry, files read at startup) and every resolution come

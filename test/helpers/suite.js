@@ -1,7 +1,7 @@
 'use strict';
 // Which part of the suite runs. `npm test` runs all of it; `npm run test:fast` (COLDSTART_TEST_FAST=1)
 // leaves out what needs containers, a browser, a loaded machine or many timed runs of an app (the
-// verdicts of check, diff --runs, bundle and --verify-advice), and says so in node:test's own skip line.
+// verdicts of check, diff --run-sets, bundle and --verify-advice), and says so in node:test's own skip line.
 const FAST = ['1', 'true'].includes(String(process.env.COLDSTART_TEST_FAST || '').toLowerCase());
 
 /**

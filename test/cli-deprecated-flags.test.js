@@ -1,0 +1,127 @@
+'use strict';
+// Renamed flags: each old spelling does what the new one does, with one warning line naming the new
+// flag, for one release (lib/deprecated-flags.js); and no flag name means two things across commands.
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawnSync } = require('child_process');
+const { runCli, BIN } = require('./helpers/app.js');
+const { RENAMED, deprecationMessage } = require('../lib/deprecated-flags.js');
+
+// Per old spelling: the command with it, and the same command with the new spelling (null: the old
+// one had no working form alone; `rest` is then what it still says, as before).
+const CASES = {
+  'diff --runs': { old: ['diff', '--runs', 'a', 'b'], new: ['diff', '--run-sets', 'a', 'b'] },
+  'bench --docker': { old: ['bench', '--docker', '-n', '1', '--', 'node', 'app.js'], new: ['bench', '--containers', 'runc,runsc', '-n', '1', '--', 'node', 'app.js'] },
+  'bench --runtime': { old: ['bench', '--runtime', 'runsc', '--', 'node', 'app.js'], new: null, rest: /^coldstart: --runtime goes with --docker$/ },
+  'pack --snapshot': { old: ['pack', '--manifest', 'files.txt', '--snapshot', 's.blob'], new: ['pack', '--manifest', 'files.txt', '--snapshot-blob', 's.blob'] },
+  'pack --settle': { old: ['pack', '--settle', '1s', '--until', 'exit', '--', 'node', 'app.js'], new: ['pack', '--after', '1s', '--until', 'exit', '--', 'node', 'app.js'] },
+  'fixture --esm': { old: ['fixture', '--esm', '--modules', '3', '--out', 'w'], new: ['fixture', '--es-modules', '--modules', '3', '--out', 'w'] },
+  'fixture -n': { old: ['fixture', '-n', '3', '--out', 'w'], new: ['fixture', '--modules', '3', '--out', 'w'] },
+  'start --verify': { old: ['start', '--verify', 'none', '--archive', 'none.tar', '--', 'node', 'app.js'], new: ['start', '--trust-archive', '--archive', 'none.tar', '--', 'node', 'app.js'] },
+  'start --report': { old: ['start', '--report', 'r.json', '--archive', 'none.tar', '--', 'node', 'app.js'], new: ['start', '--report-file', 'r.json', '--archive', 'none.tar', '--', 'node', 'app.js'] },
+};
+
+/** The command in a fresh directory with a small app: `start` as its own process, as containers run it. */
+async function runInFreshDir(t, args) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-deprecated-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(dir, 'app.js'), 'console.log("app ran")\n');
+  fs.writeFileSync(path.join(dir, 'files.txt'), 'app.js\n');
+  if (args[0] !== 'start') return runCli(args, { cwd: dir });
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('each old spelling works as its new one does, with exactly one deprecation line naming the new flag', async (t) => {
+  const named = RENAMED.flatMap((r) => r.commands.map((c) => `${c} ${r.old.length === 1 ? '-' : '--'}${r.old}`));
+  assert.deepStrictEqual(Object.keys(CASES).sort(), named.sort(), 'a case for every old spelling in the table');
+  // No Docker here: bench says so the same way for both spellings.
+  const saved = process.env.COLDSTART_DOCKER;
+  process.env.COLDSTART_DOCKER = path.join(os.tmpdir(), 'cs-deprecated-no-docker');
+  t.after(() => { if (saved === undefined) delete process.env.COLDSTART_DOCKER; else process.env.COLDSTART_DOCKER = saved; });
+  for (const r of RENAMED) {
+    for (const command of r.commands) {
+      const name = `${command} ${r.old.length === 1 ? '-' : '--'}${r.old}`;
+      const c = CASES[name];
+      const old = await runInFreshDir(t, c.old);
+      const lines = old.stderr.split('\n').filter(Boolean);
+      const deprecated = lines.filter((l) => /is deprecated/.test(l));
+      assert.deepStrictEqual(deprecated, [`coldstart: warning: ${deprecationMessage(r)}`], `${name}: ${old.stderr}`);
+      assert.ok(deprecated[0].includes(`--${r.new}`), `${name} names --${r.new}`);
+      const rest = lines.filter((l) => !/is deprecated/.test(l));
+      if (!c.new) {
+        assert.strictEqual(rest.length, 1, old.stderr);
+        assert.match(rest[0], c.rest);
+        continue;
+      }
+      const now = await runInFreshDir(t, c.new);
+      assert.deepStrictEqual({ code: old.code, stdout: old.stdout, stderr: rest.join('\n') },
+        { code: now.code, stdout: now.stdout, stderr: now.stderr.trimEnd() }, name);
+    }
+  }
+});
+
+test('an old spelling and its new one together: one line, exit 2', async (t) => {
+  const r = await runInFreshDir(t, ['diff', '--runs', '--run-sets', 'a', 'b']);
+  assert.strictEqual(r.code, 2);
+  assert.strictEqual(r.stderr, 'coldstart: --runs is the old spelling of --run-sets: give --run-sets only\n');
+});
+
+test('with --json the deprecation line goes to stderr; stdout is the JSON document alone', async (t) => {
+  const r = await runInFreshDir(t, ['fixture', '-n', '2', '--out', 'w', '--json']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.strictEqual(JSON.parse(r.stdout).modules, 2);
+  assert.match(r.stderr, /^coldstart: warning: -n is deprecated \(use --modules\)/);
+});
+
+test('--help lists the old spellings from the table', async () => {
+  for (const command of new Set(RENAMED.flatMap((r) => r.commands))) {
+    const r = await runCli([command, '--help']);
+    for (const old of RENAMED.filter((e) => e.commands.includes(command))) {
+      assert.match(r.stdout, new RegExp(`^ {2}${old.old.length === 1 ? '-' : '--'}${old.old}: use `, 'm'), `${command} --help`);
+    }
+  }
+});
+
+/** Each command's flags as its builder declares them (the old spellings are added by lib/cli.js, hidden). */
+function declaredFlags() {
+  const flags = [];
+  for (const file of fs.readdirSync(path.join(__dirname, '..', 'lib', 'commands'))) {
+    const cmd = require(`../lib/commands/${file}`);
+    const command = cmd.command.split(' ')[0];
+    const recorder = new Proxy({}, {
+      get: (_, method) => (...args) => {
+        if (method === 'option') flags.push({ command, name: args[0], def: args[1] });
+        return recorder;
+      },
+    });
+    cmd.builder(recorder);
+  }
+  // start parses its flags by hand; its usage line lists them (a flag followed by a value word takes one).
+  const { USAGE } = require('../lib/start/launcher.js');
+  for (const m of USAGE.split('\n')[0].split(' -- ')[0].matchAll(/\[?(--[a-z-]+)( [A-Za-z|]+)?\]?/g)) {
+    flags.push({ command: 'start', name: m[1].slice(2), def: m[2] ? { type: 'string' } : { type: 'boolean' } });
+  }
+  return flags;
+}
+
+test('no flag name has two meanings: one kind (yes/no, a value, a list) for each name and short flag across commands', () => {
+  const kind = (def) => (def.type === 'boolean' ? 'yes/no' : def.array || def.type === 'array' ? 'list' : 'value');
+  const seen = new Map();
+  for (const { command, name, def } of declaredFlags()) {
+    for (const [key, meaning] of [[`--${name}`, kind(def)], ...[].concat(def.alias || []).map((a) => [`-${a}`, `--${name}`])]) {
+      const first = seen.get(key);
+      if (first) assert.strictEqual(meaning, first.meaning, `${key}: ${meaning} in ${command}, ${first.meaning} in ${first.command}`);
+      else seen.set(key, { meaning, command });
+    }
+  }
+  assert.ok(seen.size > 40, `flags found: ${seen.size}`);
+  // An old spelling is no flag of its command any more.
+  const flags = declaredFlags();
+  for (const r of RENAMED) {
+    for (const command of r.commands) assert.ok(!flags.some((f) => f.command === command && f.name === r.old), `${command} --${r.old}`);
+  }
+});
