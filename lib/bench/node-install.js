@@ -44,12 +44,12 @@ function npmReason(text) {
 
 /**
  * The node binary of `spec` (22, 24.13.1), installed first when the cache does not have it.
- * @param {{spec: string, cacheDir: string, status?: (line: string) => void, signal?: AbortSignal}} options
- *   signal: an interrupt ends npm and removes what it wrote
+ * @param {{spec: string, cacheDir: string, env?: NodeJS.ProcessEnv, status?: (line: string) => void,
+ *   signal?: AbortSignal}} options env: npm's (PATH finds it); signal: an interrupt ends npm and removes what it wrote
  * @returns {Promise<string>} the binary's path
  * @throws {UsageError} when the registry has no such version (npm's reason); CommandError otherwise
  */
-async function installNode({ spec, cacheDir, status = () => {}, signal }) {
+async function installNode({ spec, cacheDir, env = process.env, status = () => {}, signal }) {
   const pkg = registryPackage();
   if (!pkg) {
     throw new UsageError(`--node ${spec}: the npm registry has Node binaries for Linux (x64, arm64) only: give the path of a node binary instead`);
@@ -63,7 +63,7 @@ async function installNode({ spec, cacheDir, status = () => {}, signal }) {
   status(`coldstart: installing Node ${spec} (${pkg}@${spec} from the npm registry) into ${dir}, once on this machine`);
   // Killed outright, this process leaves a watcher that ends npm and removes the partial folder.
   const child = spawn('npm', ['install', '--prefix', work, '--no-save', '--no-package-lock', '--no-audit', '--no-fund',
-    '--ignore-scripts', '--loglevel', 'error', `${pkg}@${spec}`], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    '--ignore-scripts', '--loglevel', 'error', `${pkg}@${spec}`], { env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   const watch = require('../death-watch.js').watchForDeath([['kill', '-9', `-${child.pid}`], ['rm', '-rf', work]]);
   const stop = () => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* ended */ } };
   if (signal) signal.addEventListener('abort', stop, { once: true });

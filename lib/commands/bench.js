@@ -71,7 +71,7 @@ async function resolveNodeList(list, argv, ctx) {
   const { resolveNodes } = require('../bench/node-versions.js');
   const { nodeCacheDir } = require('../bench/node-install.js');
   const status = (line) => { if (!argv.quiet) ctx.stderr.write(`${line}\n`); };
-  return require('../interrupt.js').withInterrupts((traps) => resolveNodes(list, { cacheDir: nodeCacheDir(ctx.env), status, signal: traps.signal }));
+  return require('../interrupt.js').withInterrupts((traps) => resolveNodes(list, { cacheDir: nodeCacheDir(ctx.env), env: ctx.env, status, signal: traps.signal }));
 }
 
 // ---------------------------------------------------------------------------------------------
