@@ -11,9 +11,9 @@ const IN_CONTAINER_BIN = '/app/node_modules/coldstart/bin/coldstart.js';
 const CONTAINER_TMPFS = '/tmp:rw,exec,size=512m';
 const GENERATED_FIXTURE = { modules: 1000, seed: 42 };
 
-/** `coldstart ...` runs this checkout's CLI, here and in the image (node_modules/coldstart). */
-function localCommand(words) {
-  return words[0] === 'coldstart' ? [process.execPath, BIN, ...words.slice(1)] : words;
+/** `coldstart ...` runs this checkout's CLI (on `node`, default this one), here and in the image (node_modules/coldstart). */
+function localCommand(words, node = process.execPath) {
+  return words[0] === 'coldstart' ? [node, BIN, ...words.slice(1)] : words;
 }
 function containerCommand(words) {
   return words[0] === 'coldstart' ? ['node', IN_CONTAINER_BIN, ...words.slice(1)] : words;
@@ -22,6 +22,7 @@ function containerCommand(words) {
 /**
  * @param {object} plan
  * @param {string[][]} plan.commands       app commands (words), timed as they are
+ * @param {object[]} [plan.nodes]          --node: the one command timed on each of these (node-versions.js resolveNodes)
  * @param {object[]} plan.scenarios        seed scenarios (lib/bench/scenarios.js)
  * @param {string} [plan.fixtureDir]       app the scenarios load (default: a generated fixture)
  * @param {boolean} plan.inDocker          every run in a fresh container, once per runtime
@@ -39,7 +40,7 @@ function containerCommand(words) {
  * @returns {Promise<object>} the bench result (tool, machine, notes, series, comparisons, partial)
  */
 async function runBenchPlan({
-  commands, scenarios, fixtureDir, inDocker, runtimes, baseImage, readyLine, cwd, env,
+  commands, nodes = [], scenarios, fixtureDir, inDocker, runtimes, baseImage, readyLine, cwd, env,
   runs, warmup, until, timeoutMs, status, onProgress,
 }) {
   const runner = require('./runner.js');
@@ -72,8 +73,11 @@ async function runBenchPlan({
     const series = [];
     if (!docker) {
       notes.push('inside: process start -> ready, measured in the app; outside: spawn -> ready, seen by coldstart');
-      for (const words of commands) {
-        series.push({ label: words.join(' '), where: 'local', command: localCommand(words), cwd, env });
+      if (nodes.length) series.push(...nodeSeries(commands[0], nodes, path.join(scratch, 'node'), { cwd, env, notes }));
+      else {
+        for (const words of commands) {
+          series.push({ label: words.join(' '), where: 'local', command: localCommand(words), cwd, env });
+        }
       }
       for (const s of scenarioApp ? scenarioApp.scenarios : []) {
         series.push({
@@ -126,6 +130,20 @@ async function runBenchPlan({
   }
 
   return { tool: 'coldstart bench', machine: runner.describeMachine(), notes, ...result };
+}
+
+/** One series per Node (--node): the same command, each run on its binary. */
+function nodeSeries(words, nodes, shims, { cwd, env, notes }) {
+  const { runOnNode } = require('./node-versions.js');
+  notes.push(`app: ${words.join(' ')}, on each Node (its node first on PATH, for the app's children and npm scripts too)`);
+  return nodes.map((node, i) => {
+    notes.push(`${node.label}: ${node.binary}`);
+    const on = runOnNode(words, node, path.join(shims, String(i)), env);
+    return {
+      label: node.label, where: 'local', command: localCommand(on.command, on.node), cwd, env: on.env, binary: node.binary,
+      meta: { node: { entry: node.entry, spec: node.spec, version: node.version, binary: node.binary } },
+    };
+  });
 }
 
 module.exports = { runBenchPlan, localCommand };

@@ -12,6 +12,7 @@ const { summarize } = require('../stats.js');
 const { compareSeries } = require('./comparisons.js');
 const { CommandError, UsageError } = require('../errors.js');
 const { alternateRuns, STOP } = require('../measure/alternate-runs.js');
+const { runningBinary } = require('./node-versions.js');
 
 // Enough for the app's own last lines above a Node 22+ crash (its stack alone takes about 15).
 const STDERR_TAIL_LINES = 30;
@@ -28,6 +29,7 @@ const STDERR_TAIL_LINES = 30;
  * @property {string} [runtime]  docker only: a runtime of the engine (runc, runsc, ...)
  * @property {RegExp} [ready]            docker only: the app's listening line
  * @property {string[]} [tmpfs]          docker only, e.g. ['/tmp:rw,exec,size=512m']
+ * @property {string} [binary]           local only: the node binary the app must become ready in (--node)
  * @property {object} [meta]             copied into the series' result (scenario, runtime, ...)
  */
 
@@ -82,7 +84,13 @@ async function localSample(series, { until, timeoutMs, signal, force, scratch })
     const r = await capture({
       command: series.command, cwd: series.cwd, env, until, timeoutMs, timingOnly: true,
       stderr, signal, force,
+      // Read after the ready moment, while the app still runs: not part of the time.
+      whileRunning: series.binary ? (timed) => runningBinary(timed.pid) : undefined,
     });
+    if (series.binary && r.whileRunning && r.whileRunning !== fs.realpathSync(series.binary)) {
+      throw new CommandError(`the app became ready on ${r.whileRunning}, not on ${series.binary}: `
+        + 'start it with node or an npm script, which take the chosen Node from PATH', { code: 'OTHER_NODE' });
+    }
     return { inside: r.readyAt, outside: r.outsideMs };
   } catch (err) {
     if (err instanceof CommandError && err.exitCode !== 130) {

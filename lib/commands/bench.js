@@ -60,6 +60,26 @@ function outputFile(value, flag, cwd) {
   return file;
 }
 
+/** --node goes with one app command, run on this machine; its entries, not yet resolved. */
+function checkNodeUse(argv, commands, scenarios, inDocker, ctx) {
+  if (argv.compare !== undefined) throw new UsageError('--node compares Node versions on one app command: use it without --compare');
+  if (scenarios.length) throw new UsageError('--node times an app command: use it without --scenario');
+  if (inDocker) throw new UsageError('--node runs on this machine: with --containers, build --base-image from the node binary to time');
+  if (!commands.length) throw new UsageError('--node needs the app command after --, e.g. coldstart bench --node 22,24 -- node server.js');
+  const { parseNodeList, checkStartsNode } = require('../bench/node-versions.js');
+  const list = parseNodeList(argv.node, ctx.cwd);
+  checkStartsNode(commands[0], ctx.cwd, ctx.env);
+  return list;
+}
+
+/** Binaries and versions of --node, registry versions installed first (Ctrl-C ends an install). */
+async function resolveNodeList(list, argv, ctx) {
+  const { resolveNodes } = require('../bench/node-versions.js');
+  const { nodeCacheDir } = require('../bench/node-install.js');
+  const status = (line) => { if (!argv.quiet) ctx.stderr.write(`${line}\n`); };
+  return require('../interrupt.js').withInterrupts((traps) => resolveNodes(list, { cacheDir: nodeCacheDir(ctx.env), env: ctx.env, status, signal: traps.signal }));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Output
 
@@ -202,6 +222,7 @@ module.exports = {
       .option('until', { type: 'string', requiresArg: true, default: 'listen', describe: 'ready moment: listen (or tcp) | exit | http:/healthz (the first 2xx of a readiness URL, local runs)' })
       .option('timeout', { type: 'string', requiresArg: true, default: '60s', describe: 'a run that is not ready after this long fails' })
       .option('compare', { type: 'array', string: true, describe: 'commands to compare, each one quoted string' })
+      .option('node', { type: 'string', requiresArg: true, describe: 'time the app on each Node, comma separated: versions from the npm registry (22, 24.13.1; installed once into ~/.cache/coldstart/node) or paths of node binaries' })
       .option('scenario', { type: 'string', requiresArg: true, describe: 'seed scenarios: require,regenerate,cpu (comma separated)' })
       .option('fixture', { type: 'string', requiresArg: true, describe: 'app directory the scenarios load (default: a generated 1000-package fixture)' })
       .option('containers', { type: 'string', requiresArg: true, describe: `run every sample in a fresh container (--network none) under each of these runtimes the Docker engine has (runc, runsc = gVisor, a second gVisor build such as runsc-2024), e.g. ${DEFAULT_RUNTIMES}` })
@@ -212,7 +233,8 @@ module.exports = {
       .example('# time to ready, 50 cold starts', '').example('$0 bench -n 50 -- node index.js', '')
       .example('# the seed experiment', '').example('$0 bench -n 50 --scenario require,regenerate,cpu --fixture ./w1', '')
       .example('# in containers, under runc and gVisor', '').example('$0 bench -n 20 --containers runc,runsc -- node index.js', '')
-      .example('$0 bench -n 20 --compare "node index.js" "coldstart start --archive s.tar -- node index.js"', '');
+      .example('$0 bench -n 20 --compare "node index.js" "coldstart start --archive s.tar -- node index.js"', '')
+      .example('# which Node starts the app faster', '').example('$0 bench -n 20 --node 22,24,26 -- node index.js', '');
   },
   async run(argv, ctx) {
     const runs = parseCount(argv.runs, '-n', 1);
@@ -239,16 +261,19 @@ module.exports = {
       throw new UsageError('missing app command: put it after --, e.g. coldstart bench -n 20 -- node server.js (or use --compare or --scenario)');
     }
 
+    const nodeList = argv.node === undefined ? null : checkNodeUse(argv, commands, scenarios, inDocker, ctx);
+
     const { runBenchPlan, localCommand } = require('../bench/bench-plan.js');
     const { checkCommand } = require('../capture/command-check.js');
     for (const words of commands) checkCommand(localCommand(words), ctx.cwd);
     if (inDocker) await require('../docker.js').checkRuntimes(runtimes, '--containers'); // before any image is built
+    const nodes = nodeList ? await resolveNodeList(nodeList, argv, ctx) : [];
     const showProgress = Boolean(ctx.stderr.isTTY) && !argv.quiet && !ctx.env.CI;
     const bar = showProgress ? progressBar(ctx.stderr) : null;
     let result;
     try {
       result = await runBenchPlan({
-        commands, scenarios, fixtureDir: argv.fixture, inDocker, runtimes, baseImage: argv.baseImage, readyLine,
+        commands, nodes, scenarios, fixtureDir: argv.fixture, inDocker, runtimes, baseImage: argv.baseImage, readyLine,
         cwd: ctx.cwd, env: ctx.env, runs, warmup, until, timeoutMs,
         status: (line) => { if (!argv.quiet && !argv.json) ctx.stderr.write(`${line}\n`); },
         onProgress: bar ? (p) => bar.update(p) : undefined,
