@@ -1,6 +1,8 @@
 'use strict';
-// The platform pages in docs/ run as written: every line of their `sh` blocks, in order, in a copy
-// of the fixture the page names (<!-- fixture: NAME -->), as a user would type it there. A page
+// The pages in docs/ run as written: every line of their `sh` blocks, in order, in a copy of the
+// fixture the page names (<!-- fixture: NAME -->), as a user would type it there. A page with nothing
+// to run (<!-- fixture: none -->: the API, the test suite) has no `sh` block. docs/benchmarks/ holds
+// measurement notes, not examples: only the pages directly in docs/ are read. A page
 // shows only commands that end by themselves there: coldstart's (`npx coldstart ...`, run by the
 // CLI of this checkout) and npm scripts (`npm run ...`, with this checkout as the project's
 // coldstart).
@@ -23,23 +25,30 @@ const FROM_REGISTRY = new Set(['lambda-app']);
 function pageCommands(file) {
   const text = fs.readFileSync(file, 'utf8');
   const fixture = (/<!-- fixture: ([\w-]+) -->/.exec(text) || [])[1];
+  // A fence opened with `sh` and anything after it on the line (`sh title`) would not be matched below.
+  const looseSh = /```sh[^\n]/.test(text);
   const commands = [...text.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1].split('\n')).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
-  return { fixture, commands };
+  return { fixture, commands, looseSh };
 }
 
 const pages = fs.readdirSync(DOCS).filter((f) => f.endsWith('.md')).sort();
 
-test('every platform page names its fixture and shows commands that can run', () => {
+test('every page names its fixture and shows commands that can run', () => {
   assert.ok(pages.length >= 3, pages.join(' '));
   for (const page of pages) {
-    const { fixture, commands } = pageCommands(path.join(DOCS, page));
+    const { fixture, commands, looseSh } = pageCommands(path.join(DOCS, page));
+    assert.ok(!looseSh, `${page}: a sh fence with more on its line`);
+    if (fixture === 'none') {
+      assert.strictEqual(commands.length, 0, `${page}: <!-- fixture: none --> and sh commands`);
+      continue;
+    }
     assert.ok(fixture && fs.existsSync(path.join(REPO, 'fixtures', fixture)), `${page}: <!-- fixture: NAME --> of an existing fixture`);
     assert.ok(commands.length, `${page}: commands`);
     for (const line of commands) assert.match(line, /^(npx coldstart|npm run) /, `${page}: ${line}`);
   }
 });
 
-for (const page of pages) {
+for (const page of pages.filter((p) => pageCommands(path.join(DOCS, p)).fixture !== 'none')) {
   test(`docs/${page}: every command runs as written`, { ...fastSkips('many app starts'), timeout: 20 * 60 * 1000 }, async (t) => {
     const { fixture, commands } = pageCommands(path.join(DOCS, page));
     const dir = FROM_REGISTRY.has(fixture) ? registryFixture(t, fixture) : copyFixture(fixture);
