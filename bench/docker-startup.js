@@ -21,7 +21,7 @@ const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { performance } = require('node:perf_hooks');
 const {
-  requireDocker, buildImage, runContainer, stopAllContainers, assembleContext, dockerBinary, removeImages, runscVersion,
+  requireDocker, checkRuntimes, buildImage, runContainer, stopAllContainers, assembleContext, dockerBinary, removeImages, runscVersion,
 } = require('../lib/docker.js');
 const { summarize } = require('../lib/stats.js');
 const { describeMachine: describeBenchMachine } = require('../lib/bench/runner.js');
@@ -33,6 +33,7 @@ const { parseCount } = require('../lib/options.js');
 const { writeFileAtomic } = require('../lib/write-atomic.js');
 const { size } = require('../lib/report/terminal.js');
 const { treeSize } = require('../lib/tree-size.js');
+const { isGvisor } = require('../lib/gvisor.js');
 
 const USAGE = `usage: node bench/docker-startup.js [--runs 10] [--warmup 1] [--runtimes runc,runsc]
   [--app fixture|otel-express|heavy] [--variants NAME,...] [--modules 1000] [--seed 42]
@@ -516,11 +517,9 @@ async function runBenchmark(options = {}) {
   if (!Object.hasOwn(APPS, appName)) throw new UsageError(`unknown app ${appName}: use ${Object.keys(APPS).join(', ')}`);
   const app = APPS[appName];
   let variants = selectVariants(variantsFor(app), options.variants || app.variants);
-  for (const runtime of runtimes) {
-    if (!RUNTIMES.includes(runtime)) throw new UsageError(`unknown runtime ${runtime}: use ${RUNTIMES.join(', ')}`);
-  }
   const docker = await requireDocker();
-  const machine = describeMachine(docker.version);
+  await checkRuntimes(runtimes, '--runtimes');
+  const machine = describeMachine(docker.version, runtimes);
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-bench-docker-'));
   let image = null;
   try {
@@ -630,8 +629,9 @@ function describeBundleSize(bundle) {
 }
 
 // The shared machine description, plus the engine, gVisor and kernel this benchmark depends on.
-function describeMachine(dockerVersion) {
-  return { ...describeBenchMachine(), docker: dockerVersion, runsc: runscVersion(), kernel: os.release() };
+function describeMachine(dockerVersion, runtimes = RUNTIMES) {
+  const gvisors = runtimes.filter(isGvisor).map((runtime) => `${runtime}: ${runscVersion(runtime)}`);
+  return { ...describeBenchMachine(), docker: dockerVersion, runsc: gvisors.join('; '), kernel: os.release() };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -694,7 +694,7 @@ function renderMarkdown(report) {
       + ' the container (tar: two `date +%s%N` stamps, each `date` costing a fork and exec; start: its own'
       + ' figure, from its main() on); "files ready → listening" is the rest.',
     `Machine: ${machine.cpu}, ${machine.cores} cores, kernel ${machine.kernel}; node ${machine.node};`
-      + ` docker ${machine.docker}; ${machine.runsc} (ptrace platform).`,
+      + ` docker ${machine.docker}; ${machine.runsc}.`,
   ].join('\n') + '\n';
 }
 
