@@ -13,8 +13,8 @@ const DETAIL_RUNS = 10;
 
 /**
  * n rounds, each: the app to ready timed only (no inspector, no hooks), then the control app,
- * timed the same way; the first DETAIL_RUNS rounds start with a run that records the modules
- * (the first of them also warms the disk cache). With a baseline command, each round runs it
+ * timed the same way, after one uncounted warm-up round of every side; the first DETAIL_RUNS
+ * rounds start with a run that records the modules. With a baseline command, each round runs it
  * right after the app, the same way, instead of the control app: both are then measured alike.
  * With `more`, rounds go on one at a time while more.inconclusive(app, baseline) says the runs
  * cannot decide, up to more.atMost.
@@ -38,8 +38,14 @@ async function measureRuns({ runOptions: common, runs, baselineCommand, adviceRu
   const go = (options) => capture({ ...common, ...options, signal: traps.signal, force: traps.force });
   const side = (name, command) => ({
     name,
-    run: async ({ round }) => {
+    run: async ({ round, warmup }) => {
       if (traps.interrupted()) return STOP;
+      // The warm-up round: each side once with module hooks, uncounted, so no side's first detailed
+      // run is the one that finds the disk cache cold (that alone made an unchanged app's entry a mover).
+      if (warmup) {
+        const r = await go({ command });
+        return r.partial ? STOP : r.readyAt;
+      }
       if (details[name] && round < detailRuns) {
         const detail = await go({ command });
         if (detail.partial) return STOP;
@@ -57,11 +63,12 @@ async function measureRuns({ runOptions: common, runs, baselineCommand, adviceRu
     measured = await alternateRuns({
       variants,
       rounds: runs,
+      warmup: 1,
       more: more && {
         atMost: more.atMost,
         needed: (s) => more.inconclusive({ samples: s.app, control: s.control || null }, s.baseline ? { samples: s.baseline } : null),
       },
-      onRun: ({ round, rounds }) => onProgress(`run ${round + 1}/${rounds}${round < detailRuns ? ', with module records' : ''}…`),
+      onRun: ({ round, rounds, warmup }) => onProgress(warmup ? 'warm-up run…' : `run ${round + 1}/${rounds}${round < detailRuns ? ', with module records' : ''}…`),
     });
     if (measured.partial) throw new CommandError('interrupted', { exitCode: 130 });
     for (let i = 0; i < adviceRuns; i++) {
