@@ -66,7 +66,7 @@ function readArchive(file, onMismatch) {
     let found = readInChunks(fd, size, onMismatch);
     if (!found) {
       checkWholeRead(size);
-      found = require('./walk-archive.js').walkArchive(readAt(fd, 0, size), onMismatch);
+      found = require('./walk-archive.js').walkArchive(readAt(fd, 0, size), onMismatch, readIndex);
     }
     return { ...found, packedAtMs: mtimeMs };
   } finally {

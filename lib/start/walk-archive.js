@@ -5,10 +5,10 @@
 const { crc32 } = require('node:zlib');
 const { readTarEntries } = require('./tar-reader.js');
 const { INDEX_PATH, CACHE_PATH, archiveName, escapesRoot } = require('../archive-format.js');
-const { readIndex } = require('./archive-reader.js');
 
 // Any other tar: every entry is read once, into a Map behind the same has/get as the layout.
-function walkArchive(buffer, onMismatch) {
+// readIndex is archive-reader.js's, handed in: that file loads this one, only for such archives.
+function walkArchive(buffer, onMismatch, readIndex) {
   const found = new Map();
   let index = null;
   let codeCache = null;
