@@ -161,8 +161,8 @@ function packWarnings(outsideRoot, missing, root) {
 /** The index `start --mode memory` reads: resolutions and module formats. */
 function startupIndex(result) {
   const { buildStartupIndex } = require('./startup-index.js');
-  const { scopeTypeReader } = require('./package-scope.js');
-  return buildStartupIndex(result, scopeTypeReader(), (f) => relativeInside(result.root, f));
+  const { packageTypeReader } = require('../in-app/package-type.cjs');
+  return buildStartupIndex(result, packageTypeReader(), (f) => relativeInside(result.root, f));
 }
 
 /**
