@@ -5,7 +5,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const BIN = path.resolve(__dirname, '..', '..', 'bin', 'coldstart.js');
+const { COLDSTART_BIN } = require('../paths.js');
 const IN_CONTAINER_BIN = '/app/node_modules/coldstart/bin/coldstart.js';
 // Serverless platforms keep the writable layer in memory; the regenerate scenario writes there.
 const CONTAINER_TMPFS = '/tmp:rw,exec,size=512m';
@@ -13,7 +13,7 @@ const GENERATED_FIXTURE = { modules: 1000, seed: 42 };
 
 /** `coldstart ...` runs this checkout's CLI (on `node`, default this one), here and in the image (node_modules/coldstart). */
 function localCommand(words, node = process.execPath) {
-  return words[0] === 'coldstart' ? [node, BIN, ...words.slice(1)] : words;
+  return words[0] === 'coldstart' ? [node, COLDSTART_BIN, ...words.slice(1)] : words;
 }
 function containerCommand(words) {
   return words[0] === 'coldstart' ? ['node', IN_CONTAINER_BIN, ...words.slice(1)] : words;

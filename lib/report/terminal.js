@@ -2,6 +2,7 @@
 // The terminal summary of a profile. Reads only the report; returns a string.
 const path = require('path');
 const { isGvisor } = require('../gvisor.js');
+const { INSTALL_DIR } = require('../paths.js');
 const { headline, momentOf } = require('../analyze/startup-report.js');
 const { CATEGORIES } = require('../analyze/cpuprofile-categories.js');
 const { ms, size, count, palette, table, shorten } = require('./terminal-format.js');
@@ -112,7 +113,7 @@ function busyLine(machine, runs) {
  * How the user runs this coldstart again: `npx coldstart` when it is a local install of the
  * project they are in (or npx's own), since `coldstart` alone is then not on their PATH.
  */
-function coldstartCommand(installed = path.resolve(__dirname, '..', '..'), cwd = process.cwd()) {
+function coldstartCommand(installed = INSTALL_DIR, cwd = process.cwd()) {
   const marker = `${path.sep}node_modules${path.sep}`;
   const at = installed.lastIndexOf(marker);
   if (at === -1) return 'coldstart';
