@@ -31,7 +31,7 @@ const { INDEX_PATH } = require('../lib/archive-format.js');
 const { CommandError, UsageError } = require('../lib/errors.js');
 const { parseCount } = require('../lib/options.js');
 const { writeFileAtomic } = require('../lib/write-atomic.js');
-const { size } = require('../lib/report/terminal.js');
+const { size } = require('../lib/report/terminal-format.js');
 const { treeSize } = require('../lib/tree-size.js');
 const { isGvisor } = require('../lib/gvisor.js');
 

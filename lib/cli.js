@@ -7,6 +7,7 @@ const yargs = require('yargs/yargs');
 const { isExpected, UsageError } = require('./errors.js');
 const { settleWarnings, showWarnings, warning } = require('./warnings.js');
 const { declareRenamed, mapRenamed, deprecationMessage } = require('./deprecated-flags.js');
+const { wantsColor } = require('./report/terminal-format.js');
 
 // Loaded when the CLI starts: a missing command file is an error, never a missing command.
 const COMMANDS = [
@@ -21,11 +22,6 @@ const COMMANDS = [
   require('./commands/check.js'),
   require('./commands/dockerfile.js'),
 ];
-
-function wantsColor(stream, argv) {
-  if (argv.color === false || 'NO_COLOR' in process.env) return false;
-  return Boolean(stream && stream.isTTY);
-}
 
 /**
  * Runs the CLI in-process. Resolves to the exit code; never calls process.exit.

@@ -10,11 +10,11 @@ const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { CommandError, UsageError } = require('./errors.js');
 const { findPackageDir } = require('./bundle/runtime-modules.js');
+const { INSTALL_DIR } = require('./paths.js');
 
 const SETUP_HINT = 'run .ci/docker-up.sh';
 // A runtime's name as the engine registers it (runc, runsc, runsc-2024, ...): a word, never an option.
 const RUNTIME_NAME = /^[A-Za-z0-9][\w.-]*$/;
-const COLDSTART_ROOT = path.resolve(__dirname, '..');
 // Options that would give a container a network or take the container's name from us.
 const FORBIDDEN_RUN_OPTIONS = /^--(net|network|name|rm)(=|$)/;
 
@@ -321,14 +321,14 @@ function assembleContext({ app, into, nodeModules, packages, coldstart = true })
 
   let coldstartPackages = [];
   if (coldstart) {
-    const own = readManifest(COLDSTART_ROOT);
+    const own = readManifest(INSTALL_DIR);
     const target = path.join(dir, 'node_modules', 'coldstart');
     const entries = ['package.json', 'README.md', 'LICENSE', ...(own.files || ['bin/', 'lib/'])];
     for (const entry of entries) {
-      const src = path.join(COLDSTART_ROOT, entry);
+      const src = path.join(INSTALL_DIR, entry);
       if (fs.existsSync(src)) fs.cpSync(src, path.join(target, entry), { recursive: true, dereference: true });
     }
-    coldstartPackages = packageClosure(Object.keys(own.dependencies || {}), COLDSTART_ROOT, 'coldstart');
+    coldstartPackages = packageClosure(Object.keys(own.dependencies || {}), INSTALL_DIR, 'coldstart');
     copyPackages(coldstartPackages, path.join(target, 'node_modules'));
   }
   const summary = (list) => list.map(({ name, version }) => ({ name, version }));

@@ -1,6 +1,13 @@
 'use strict';
-// Paths as coldstart stores and shows them: relative to the app root, with forward slashes.
+// Paths as coldstart stores and shows them (relative to the app root, with forward slashes), and
+// where coldstart itself is installed. lib/start/ and lib/in-app/ keep their own few lines instead.
 const path = require('path');
+
+/** Where this coldstart is installed: the directory of its package.json, bin/ and lib/. */
+const INSTALL_DIR = path.resolve(__dirname, '..');
+
+/** Its command-line entry, run as a child process by pack (the code cache) and bench. */
+const COLDSTART_BIN = path.join(INSTALL_DIR, 'bin', 'coldstart.js');
 
 /** Posix path of `file` relative to `root`, or null when it is outside. */
 function relativeInside(root, file) {
@@ -15,4 +22,4 @@ function displayPath(root, file) {
   return relativeInside(root, file) || file;
 }
 
-module.exports = { relativeInside, displayPath };
+module.exports = { INSTALL_DIR, COLDSTART_BIN, relativeInside, displayPath };

@@ -5,6 +5,8 @@
 // Pure functions: arrays of numbers in, plain data out. Where a value is undefined (no samples,
 // or spread from a single sample) it is null, never NaN, so results survive JSON.stringify.
 
+const { formatMs } = require('./report/terminal-format.js');
+
 const BARS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
 const FULL_BAR = '█';
 
@@ -171,14 +173,6 @@ function renderHistogram(hist, options = {}) {
 
 /** The columns every stats table shows, in order. */
 const STAT_COLUMNS = ['n', 'median', 'mean', 'stddev', 'min', 'p90', 'p95', 'p99', 'max'];
-
-/** Milliseconds with the precision their size deserves: 1234, 56.7, 8.90; a dash when missing. */
-function formatMs(ms) {
-  if (ms === null || ms === undefined) return '–';
-  if (ms >= 100) return String(Math.round(ms));
-  if (ms >= 10) return ms.toFixed(1);
-  return ms.toFixed(2);
-}
 
 /** The median of samples in any order (not modified); null when there are none. */
 function median(samples) {
@@ -447,6 +441,6 @@ function formatComparison(cmp) {
 }
 
 module.exports = {
-  median, medianInterval, runsForMedianInterval, ENOUGH_RUNS, compareSamples, summarize, percentile, histogram, renderHistogram, formatMs, STAT_COLUMNS,
+  median, medianInterval, runsForMedianInterval, ENOUGH_RUNS, compareSamples, summarize, percentile, histogram, renderHistogram, STAT_COLUMNS,
   ratioInterval, mannWhitneyP, falseDiscoveries, formatSignedMs, formatMedianInterval, formatComparison,
 };

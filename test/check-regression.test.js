@@ -8,7 +8,7 @@ const fs = require('fs');
 const path = require('path');
 const { copyFixture, runCli, rm } = require('./helpers/app.js');
 const { cpuWorkModule } = require('./helpers/cpu-work.js');
-const { formatMs } = require('../lib/stats.js');
+const { formatMs } = require('../lib/report/terminal-format.js');
 const { fastSkips } = require('./helpers/suite.js');
 
 const MANY_RUNS = fastSkips('many timed runs of an app');

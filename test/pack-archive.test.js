@@ -352,3 +352,20 @@ test('the checksum benchmark\'s table CRC-32 (for Node without zlib.crc32) gives
     if (typeof zlib.crc32 === 'function') assert.strictEqual(tableCrc32(data), zlib.crc32(data));
   }
 });
+
+test('the package type of a file: a bad package.json between it and a "type": "module" one above makes it CommonJS, as in the app', () => {
+  const { packageTypeReader } = require('../lib/in-app/package-type.cjs');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-package-type-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'package.json'), '{ "type": "module" }');
+    for (const sub of ['bad', 'plain', 'none', 'node_modules/dep']) fs.mkdirSync(path.join(dir, sub), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'bad', 'package.json'), '{ "type": "module", ');
+    fs.writeFileSync(path.join(dir, 'plain', 'package.json'), '{}');
+    const typeOf = packageTypeReader();
+    assert.strictEqual(typeOf(path.join(dir, 'bad', 'a.js')), 'commonjs', 'a package.json that does not parse is not skipped');
+    assert.strictEqual(typeOf(path.join(dir, 'plain', 'a.js')), 'commonjs');
+    assert.strictEqual(typeOf(path.join(dir, 'none', 'a.js')), 'module');
+    assert.strictEqual(typeOf(path.join(dir, 'node_modules', 'dep', 'a.js')), 'commonjs', 'the walk stops at node_modules');
+    assert.strictEqual(typeOf(path.join(dir, 'a.js')), 'module');
+  } finally { fs.rmSync(dir, { recursive: true, force: true }); }
+});

@@ -7,7 +7,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { runCli, rm } = require('./helpers/app.js');
-const { phaseProgress } = require('../lib/progress.js');
+const { progress: phaseProgress } = require('../lib/report/terminal-format.js');
 
 function app() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-progress-'));

@@ -172,24 +172,6 @@ test('start: an archive packed with the previous index version is one warning, a
   } finally { rm(dir); }
 });
 
-test('start: the archive checks keep start small: when the app runs, start has loaded at most 8 files of lib/ (1,200 lines), from lib/start/ and the few shared ones, nothing of capture, pack, report or yargs', async () => {
-  const { dir, tar } = await packedApp();
-  try {
-    const repo = path.join(__dirname, '..') + path.sep;
-    fs.writeFileSync(path.join(dir, 'app.js'), `const fs = require('fs');
-console.log(JSON.stringify(Object.keys(require.cache)
-  .filter((f) => f.startsWith(${JSON.stringify(repo)}) || f.includes('node_modules/yargs'))
-  .map((f) => [f.slice(${repo.length}), fs.readFileSync(f, 'utf8').split('\\n').length - 1])));\n`);
-    const r = start(dir, tar);
-    assert.strictEqual(r.code, 0, r.stderr);
-    const loaded = JSON.parse(r.stdout).filter(([f]) => f.startsWith('lib/') || f.includes('yargs'));
-    const names = loaded.map(([f]) => f).join(' ');
-    assert.ok(loaded.length <= 8, names);
-    assert.ok(loaded.reduce((sum, [, lines]) => sum + lines, 0) <= 1200, JSON.stringify(loaded));
-    assert.deepStrictEqual(loaded.map(([f]) => f).filter((f) => !/^lib\/(start\/[\w-]+\.js|(archive-format|node-command|format-bytes)\.js)$/.test(f)), []);
-  } finally { rm(dir); }
-});
-
 test('start: a forged index (sealed as pack seals) that maps `fs` or `node:fs` to a file of its own never runs it, with --trust-archive too', async () => {
   const { dir, index } = await packedApp();
   try {

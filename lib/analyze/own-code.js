@@ -5,9 +5,10 @@
 // covers profiles taken by another copy of coldstart (in a container) and read here.
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
+const { INSTALL_DIR } = require('../paths.js');
 
 // lib/ and bin/ only: the package's fixtures and tests are apps like any other.
-const OWN_DIRS = ['lib', 'bin'].map((name) => path.resolve(__dirname, '..', '..', name));
+const OWN_DIRS = ['lib', 'bin'].map((name) => path.join(INSTALL_DIR, name));
 const OWN_PREFIXES = OWN_DIRS.flatMap((dir) => [dir + path.sep, pathToFileURL(dir).href + '/']);
 const INSTALLED = /\/node_modules\/coldstart\/(lib|bin)\//;
 

@@ -5,7 +5,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const BIN = path.resolve(__dirname, '..', '..', 'bin', 'coldstart.js');
+const { COLDSTART_BIN } = require('../paths.js');
 const IN_CONTAINER_BIN = '/app/node_modules/coldstart/bin/coldstart.js';
 // Serverless platforms keep the writable layer in memory; the regenerate scenario writes there.
 const CONTAINER_TMPFS = '/tmp:rw,exec,size=512m';
@@ -13,7 +13,7 @@ const GENERATED_FIXTURE = { modules: 1000, seed: 42 };
 
 /** `coldstart ...` runs this checkout's CLI (on `node`, default this one), here and in the image (node_modules/coldstart). */
 function localCommand(words, node = process.execPath) {
-  return words[0] === 'coldstart' ? [node, BIN, ...words.slice(1)] : words;
+  return words[0] === 'coldstart' ? [node, COLDSTART_BIN, ...words.slice(1)] : words;
 }
 function containerCommand(words) {
   return words[0] === 'coldstart' ? ['node', IN_CONTAINER_BIN, ...words.slice(1)] : words;
@@ -35,13 +35,12 @@ function containerCommand(words) {
  * @param {number} plan.warmup
  * @param {{mode: string}} plan.until
  * @param {number} plan.timeoutMs
- * @param {(line: string) => void} plan.status   what is being done (image builds)
- * @param {(progress: object) => void} [plan.onProgress]
+ * @param {(text: string) => void} [plan.onProgress] what is being done: image builds, then each run
  * @returns {Promise<object>} the bench result (tool, machine, notes, series, comparisons, partial)
  */
 async function runBenchPlan({
   commands, nodes = [], scenarios, fixtureDir, inDocker, runtimes, baseImage, readyLine, cwd, env,
-  runs, warmup, until, timeoutMs, status, onProgress,
+  runs, warmup, until, timeoutMs, onProgress = () => {},
 }) {
   const runner = require('./runner.js');
   const docker = inDocker ? require('../docker.js') : null;
@@ -89,10 +88,10 @@ async function runBenchPlan({
       notes.push('docker: time = `docker run` start -> the app\'s listening line on stdout. No inside time: '
         + 'coldstart does not run inside the container. Every run is a fresh container, --network none, /tmp a tmpfs');
       const build = async (context, what) => {
-        status(`coldstart: building the ${what} image on ${baseImage}`);
+        onProgress(`building the ${what} image on ${baseImage}`);
         const built = await runner.buildBenchImage({ context, baseImage });
         images.push(built.tag);
-        status(`coldstart: built ${built.tag} in ${(built.ms / 1000).toFixed(1)} s`);
+        onProgress(`built ${built.tag} in ${(built.ms / 1000).toFixed(1)} s`);
         return built.tag;
       };
       let appImage = null;

@@ -3,7 +3,8 @@
 // every sample as a dot, a box from p25 to p75, whiskers over the samples kept after the top-1%
 // strip, the stripped ones as hollow dots, and the median as a bold marker with its value.
 // Self-contained: inline SVG and CSS, no script, nothing fetched. Pure: bench result in, text out.
-const { percentile, formatMs, STAT_COLUMNS } = require('../stats.js');
+const { percentile, STAT_COLUMNS } = require('../stats.js');
+const { formatMs } = require('../report/terminal-format.js');
 
 const WIDTH = 960;
 const LABEL_WIDTH = 280;

@@ -44,12 +44,12 @@ function npmReason(text) {
 
 /**
  * The node binary of `spec` (22, 24.13.1), installed first when the cache does not have it.
- * @param {{spec: string, cacheDir: string, env?: NodeJS.ProcessEnv, status?: (line: string) => void,
+ * @param {{spec: string, cacheDir: string, env?: NodeJS.ProcessEnv, onProgress?: (text: string) => void,
  *   signal?: AbortSignal}} options env: npm's (PATH finds it); signal: an interrupt ends npm and removes what it wrote
  * @returns {Promise<string>} the binary's path
  * @throws {UsageError} when the registry has no such version (npm's reason); CommandError otherwise
  */
-async function installNode({ spec, cacheDir, env = process.env, status = () => {}, signal }) {
+async function installNode({ spec, cacheDir, env = process.env, onProgress = () => {}, signal }) {
   const pkg = registryPackage();
   if (!pkg) {
     throw new UsageError(`--node ${spec}: the npm registry has Node binaries for Linux (x64, arm64) only: give the path of a node binary instead`);
@@ -60,7 +60,7 @@ async function installNode({ spec, cacheDir, env = process.env, status = () => {
 
   require('../make-dir.js').makeDir(cacheDir);
   const work = fs.mkdtempSync(path.join(cacheDir, `.${spec}.partial-`));
-  status(`coldstart: installing Node ${spec} (${pkg}@${spec} from the npm registry) into ${dir}, once on this machine`);
+  onProgress(`installing Node ${spec} (${pkg}@${spec} from the npm registry) into ${dir}, once on this machine`);
   // Killed outright, this process leaves a watcher that ends npm and removes the partial folder.
   const child = spawn('npm', ['install', '--prefix', work, '--no-save', '--no-package-lock', '--no-audit', '--no-fund',
     '--ignore-scripts', '--loglevel', 'error', `${pkg}@${spec}`], { env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });

@@ -59,18 +59,18 @@ function versionOf(binary) {
 }
 
 /**
- * Each entry's binary and exact version, registry versions installed first (one status line each).
+ * Each entry's binary and exact version, registry versions installed first (one progress phase each).
  * @param {ReturnType<typeof parseNodeList>} entries
- * @param {{cacheDir: string, env?: NodeJS.ProcessEnv, status?: (line: string) => void, signal?: AbortSignal}} options
+ * @param {{cacheDir: string, env?: NodeJS.ProcessEnv, onProgress?: (text: string) => void, signal?: AbortSignal}} options
  * @returns {Promise<{entry: string, spec: ?string, binary: string, version: string, label: string}[]>}
  */
-async function resolveNodes(entries, { cacheDir, env, status, signal }) {
+async function resolveNodes(entries, { cacheDir, env, onProgress, signal }) {
   const { installNode } = require('./node-install.js');
   const nodes = [];
   for (const e of entries) {
     const notNode = new UsageError(`--node ${e.entry}: not a Node version or a node binary`);
     if (e.file && !isExecutable(e.file)) throw notNode;
-    const binary = e.spec ? await installNode({ spec: e.spec, cacheDir, env, status, signal }) : e.file;
+    const binary = e.spec ? await installNode({ spec: e.spec, cacheDir, env, onProgress, signal }) : e.file;
     const version = versionOf(binary);
     if (!version) throw notNode;
     const major = Number(/^v(\d+)/.exec(version)[1]);

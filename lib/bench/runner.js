@@ -9,6 +9,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { capture } = require('../capture/capture.js');
 const { summarize } = require('../stats.js');
+const { ms } = require('../report/terminal-format.js');
 const { compareSeries } = require('./comparisons.js');
 const { CommandError, UsageError } = require('../errors.js');
 const { alternateRuns, STOP } = require('../measure/alternate-runs.js');
@@ -126,7 +127,8 @@ async function dockerSample(series, { until, timeoutMs }) {
  * Stops at the first failing run: its error names the series and the run, with the app's stderr.
  * @param {{series: Series[], runs: number, warmup?: number, until?: {mode: 'listen'|'exit'},
  *   timeoutMs?: number, signal?: AbortSignal, force?: AbortSignal,
- *   onProgress?: (p: {done: number, total: number, label: string, ms: number, warmup: boolean}) => void}} options
+ *   onProgress?: (text: string) => void}} options
+ *   onProgress: told after each run, e.g. 'run 3/42: node index.js 51.2 ms'
  *   signal: stop after the current run and return what was gathered (partial); force: kill now
  * @returns {Promise<{runs: number, warmup: number, until: string, partial: boolean, order: number[],
  *   series: {label: string, where: string, command: string[], metric: 'inside'|'outside',
@@ -177,7 +179,7 @@ async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, 
       throw err;
     }
     done += 1;
-    if (onProgress) onProgress({ done, total, label: s.label, ms: sample[results[i].metric], warmup: isWarmup });
+    if (onProgress) onProgress(`${isWarmup ? 'warm-up ' : ''}run ${done}/${total}: ${s.label} ${ms(sample[results[i].metric])}`);
     return sample;
   };
 

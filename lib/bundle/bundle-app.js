@@ -44,7 +44,7 @@ const BARE_REQUIRE = /\b(?:require\s*\(\s*|from\s+|import\s*\(\s*)(['"])([^'"./]
  * @param {NodeJS.WritableStream} [opts.stderr]
  * @param {AbortSignal} [opts.signal]
  * @param {AbortSignal} [opts.force]
- * @param {(line: string) => void} [opts.status]
+ * @param {(text: string) => void} [opts.onProgress] told as each phase begins
  * @returns {Promise<object>} the summary: out, start, externals (with reasons), hookedBuiltins,
  *   preloadPackages, nodeModules, original / bundle (files read, bytes, size on disk), timing, warnings
  */
@@ -52,13 +52,13 @@ async function bundleApp(opts) {
   const { command, cwd, env, out } = opts;
   const auto = opts.autoExternal !== false;
   const user = opts.externals || [];
-  const status = opts.status || (() => {});
+  const onProgress = opts.onProgress || (() => {});
   const parsed = parseAppCommand(command);
 
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-bundle-'));
   try {
     // 1. What loads at startup, and what instrumentation asks require hooks to patch.
-    status('running the app to its ready moment');
+    onProgress('running the app to its ready moment');
     const probeLog = path.join(work, 'probe.jsonl');
     const result = await capture({
       command, cwd, until: opts.until, timeoutMs: opts.timeoutMs, root: opts.root, esm: opts.esm, profile: false,
@@ -96,7 +96,7 @@ async function bundleApp(opts) {
 
     // 3. The build. Preload packages stay external too: the preload loads them from
     //    node_modules, and a second, bundled copy would be a second instance.
-    status('building with ncc');
+    onProgress('building with ncc');
     const { buildBundle } = require('./build.js');
     const nccExternals = [...new Set([...decision.externals.map((e) => e.name), ...(auto ? preloadPackages : [])])].sort();
     const build = await buildBundle({ entry: entryFile, root, externals: nccExternals });
@@ -154,7 +154,7 @@ async function bundleApp(opts) {
     for (const m of missing) warnings.push(warning('MISSING_DEPENDENCY', `${m.from} depends on ${m.name}, which is not installed: not copied`, { from: m.from, name: m.name }));
 
     // 5. The bundle directory, whole or not at all.
-    status('writing the bundle');
+    onProgress('writing the bundle');
     const startCommand = bundleCommand(command, parsed, { cwd, root, entryRel });
     const appManifest = readManifest(root) || {};
     const manifest = {
@@ -209,7 +209,7 @@ async function bundleApp(opts) {
         original: { command, cwd },
         bundle: { command: startCommand, cwd: out },
         env, runs: opts.runs || 3, until: opts.until, timeoutMs: opts.timeoutMs,
-        stderr: opts.stderr, signal: opts.signal, force: opts.force, status,
+        stderr: opts.stderr, signal: opts.signal, force: opts.force, onProgress,
       });
     } catch (err) {
       if (err.code === 'BUNDLE_NOT_READY') err.message += ` (the bundle is left in ${displayPath(cwd, out)} to inspect)`;

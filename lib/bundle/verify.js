@@ -97,7 +97,7 @@ function isolatedCopy(dir) {
  * @param {NodeJS.WritableStream} [opts.stderr]
  * @param {AbortSignal} [opts.signal]
  * @param {AbortSignal} [opts.force]
- * @param {(line: string) => void} [opts.status]
+ * @param {(text: string) => void} [opts.onProgress] told as each phase begins
  * @returns {Promise<{ capture: object, reads: ReturnType<typeof startupReads>, timing: {
  *   runs: number, order: {variant: 'original'|'bundle', readyAt: number, startedMs: number}[],
  *   original: number[], bundle: number[], originalMedian: number, bundleMedian: number,
@@ -110,7 +110,7 @@ async function verifyBundle(opts) {
     env: opts.env, until: opts.until, timeoutMs: opts.timeoutMs, stdout: opts.stdout, stderr: opts.stderr,
     signal: opts.signal, force: opts.force,
   };
-  const status = opts.status || (() => {});
+  const onProgress = opts.onProgress || (() => {});
   const isolated = isolatedCopy(opts.bundle.cwd);
   const bundleRun = { command: opts.bundle.command, cwd: isolated.dir };
   const startBundle = async (extra) => {
@@ -124,7 +124,7 @@ async function verifyBundle(opts) {
     }
   };
   try {
-    status('starting the bundle');
+    onProgress('starting the bundle');
     const result = await startBundle({ profile: false });
     if (result.partial) throw new CommandError('interrupted while verifying the bundle', { exitCode: 130 });
 
@@ -132,7 +132,7 @@ async function verifyBundle(opts) {
     const timed = (variant, start) => ({
       name: variant,
       run: async ({ round }) => {
-        if (variant === 'original') status(`timing run ${round + 1}/${opts.runs}`);
+        if (variant === 'original') onProgress(`timing run ${round + 1}/${opts.runs}`);
         const r = await start();
         if (r.partial) throw new CommandError('interrupted while timing the bundle', { exitCode: 130 });
         return r.readyAt;

@@ -9,8 +9,8 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { CommandError, UsageError } = require('../errors.js');
+const { INSTALL_DIR } = require('../paths.js');
 
-const COLDSTART_ROOT = path.resolve(__dirname, '..', '..');
 const OUT_IN_CONTAINER = '/coldstart-out';
 const TMP_IN_CONTAINER = '/coldstart-tmp';
 const MOUNT_POINT = '/opt/coldstart';
@@ -20,7 +20,7 @@ const MOUNT_POINT = '/opt/coldstart';
  * node_modules (dependencies hoisted beside it) brings that whole node_modules, so they resolve.
  * @returns {{ source: string, target: string, bin: string }}
  */
-function coldstartMount(root = COLDSTART_ROOT) {
+function coldstartMount(root = INSTALL_DIR) {
   const parent = path.dirname(root);
   const scoped = path.basename(parent).startsWith('@') ? path.dirname(parent) : null;
   const modules = scoped || parent;

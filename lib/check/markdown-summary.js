@@ -2,8 +2,8 @@
 // `check --format markdown`: the verdict as a pull request or a CI job summary shows it
 // ($GITHUB_STEP_SUMMARY): the result first, the time to ready with its interval, each check,
 // and what grew against the baseline.
-const { medianInterval, formatMs, formatSignedMs } = require('../stats.js');
-const { count } = require('../report/terminal.js');
+const { medianInterval, formatSignedMs } = require('../stats.js');
+const { formatMs, count } = require('../report/terminal-format.js');
 
 const MARK = { pass: '✅ pass', fail: '❌ **FAIL**', inconclusive: '⚠️ inconclusive' };
 

@@ -8,7 +8,8 @@
 // take. Pure: samples in, verdicts out.
 const { UsageError } = require('../errors.js');
 const { parseDuration } = require('../options.js');
-const { medianInterval, runsForMedianInterval, compareSamples, median, formatMs, formatSignedMs, formatMedianInterval } = require('../stats.js');
+const { medianInterval, runsForMedianInterval, compareSamples, median, formatSignedMs, formatMedianInterval } = require('../stats.js');
+const { formatMs } = require('../report/terminal-format.js');
 const { againstControl } = require('./control.js');
 
 // Without --tolerance: 10% of the baseline's median, and never less than 10 ms. Below that a busy

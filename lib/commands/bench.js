@@ -76,14 +76,24 @@ function checkNodeUse(argv, commands, scenarios, inDocker, ctx) {
 async function resolveNodeList(list, argv, ctx) {
   const { resolveNodes } = require('../bench/node-versions.js');
   const { nodeCacheDir } = require('../bench/node-install.js');
-  const status = (line) => { if (!argv.quiet) ctx.stderr.write(`${line}\n`); };
-  return require('../interrupt.js').withInterrupts((traps) => resolveNodes(list, { cacheDir: nodeCacheDir(ctx.env), env: ctx.env, status, signal: traps.signal }));
+  const progress = benchProgress(argv, ctx);
+  try {
+    return await require('../interrupt.js').withInterrupts((traps) => resolveNodes(list, { cacheDir: nodeCacheDir(ctx.env), env: ctx.env, onProgress: progress.phase, signal: traps.signal }));
+  } finally {
+    progress.done();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Output
 
-const { formatMs: fmt, STAT_COLUMNS, ENOUGH_RUNS } = require('../stats.js');
+const { STAT_COLUMNS, ENOUGH_RUNS } = require('../stats.js');
+const { formatMs: fmt, palette, progress: phaseProgress } = require('../report/terminal-format.js');
+
+/** Installs, image builds and runs as progress phases (lib/report/terminal-format.js). */
+function benchProgress(argv, ctx) {
+  return phaseProgress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
+}
 
 function timeName(series, which) {
   if (series.where === 'docker') return 'docker run';
@@ -93,8 +103,7 @@ function timeName(series, which) {
 /** The terminal report: notes, one stats block per series, and histograms on a shared axis. */
 function renderText(result, { color }) {
   const { histogram, renderHistogram } = require('../stats.js');
-  const bold = (s) => (color ? `\x1b[1m${s}\x1b[22m` : s);
-  const dim = (s) => (color ? `\x1b[2m${s}\x1b[22m` : s);
+  const { bold, dim } = palette(color);
   const lines = [];
   lines.push(bold(`coldstart bench: ${result.runs} runs per series after ${result.warmup} warm-up run${result.warmup === 1 ? '' : 's'} (not counted), ready = ${result.until}`));
   for (const note of result.notes) lines.push(dim(note));
@@ -192,24 +201,6 @@ function renderCsv(result) {
   return lines.join('\n') + '\n';
 }
 
-/** A progress bar on stderr, redrawn in place; cleared when done. */
-function progressBar(stream) {
-  let shown = false;
-  return {
-    update({ done, total, label, ms, warmup }) {
-      const width = 24;
-      const filled = Math.round((done / total) * width);
-      const what = `${warmup ? 'warm-up ' : ''}${label}`.slice(0, 40);
-      stream.write(`\r[${'█'.repeat(filled)}${'░'.repeat(width - filled)}] ${done}/${total} ${what} ${fmt(ms)} ms\x1b[K`);
-      shown = true;
-    },
-    clear() {
-      if (shown) stream.write('\r\x1b[K');
-      shown = false;
-    },
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 
 module.exports = {
@@ -268,18 +259,16 @@ module.exports = {
     for (const words of commands) checkCommand(localCommand(words), ctx.cwd);
     if (inDocker) await require('../docker.js').checkRuntimes(runtimes, '--containers'); // before any image is built
     const nodes = nodeList ? await resolveNodeList(nodeList, argv, ctx) : [];
-    const showProgress = Boolean(ctx.stderr.isTTY) && !argv.quiet && !ctx.env.CI;
-    const bar = showProgress ? progressBar(ctx.stderr) : null;
+    const progress = benchProgress(argv, ctx);
     let result;
     try {
       result = await runBenchPlan({
         commands, nodes, scenarios, fixtureDir: argv.fixture, inDocker, runtimes, baseImage: argv.baseImage, readyLine,
         cwd: ctx.cwd, env: ctx.env, runs, warmup, until, timeoutMs,
-        status: (line) => { if (!argv.quiet && !argv.json) ctx.stderr.write(`${line}\n`); },
-        onProgress: bar ? (p) => bar.update(p) : undefined,
+        onProgress: progress.phase,
       });
     } finally {
-      if (bar) bar.clear();
+      progress.done();
     }
     const { writeFileAtomic } = require('../write-atomic.js');
     if (csv) writeFileAtomic(csv, renderCsv(result));

@@ -42,7 +42,7 @@ module.exports = {
 
     const { bundleApp } = require('../bundle/bundle-app.js');
     const { withInterrupts } = require('../interrupt.js');
-    const progress = require('../progress.js').phaseProgress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
+    const progress = require('../report/terminal-format.js').progress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
     const summary = await withInterrupts((traps) => bundleApp({
       ...captureOptionsFromArgv(argv, ctx),
       out,
@@ -52,7 +52,7 @@ module.exports = {
       runs,
       signal: traps.signal,
       force: traps.force,
-      status: progress.phase,
+      onProgress: progress.phase,
     })).finally(progress.done);
 
     if (argv.json) ctx.stdout.write(JSON.stringify(summary, null, 2) + '\n');
@@ -63,26 +63,26 @@ module.exports = {
 };
 
 function renderBundleSummary(s, ctx) {
-  const { size, ms } = require('../report/terminal.js');
-  const c = (code, text) => (ctx.color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const { size, palette } = require('../report/terminal-format.js');
+  const { bold, dim } = palette(ctx.color);
   const lines = [];
   const rel = path.relative(ctx.cwd, s.out) || '.';
-  lines.push(`${c(1, 'coldstart')}: bundled into ${rel.startsWith('..') ? s.out : rel}: ${size(s.bundle.bundleBytes)} bundle, ` +
+  lines.push(`${bold('coldstart')}: bundled into ${rel.startsWith('..') ? s.out : rel}: ${size(s.bundle.bundleBytes)} bundle, ` +
     `${s.nodeModules} package${s.nodeModules === 1 ? '' : 's'} in node_modules, ${s.bundle.size.files} files, ${size(s.bundle.size.bytes)}`);
   if (s.externals.length) {
-    lines.push('', c(1, 'Kept external'));
+    lines.push('', bold('Kept external'));
     for (const e of s.externals) {
       lines.push(`  ${e.name}`);
-      for (const r of e.reasons) lines.push(c(2, `    ${r.detail}`));
+      for (const r of e.reasons) lines.push(dim(`    ${r.detail}`));
     }
   } else {
     lines.push('', 'Nothing kept external: everything the entry loads is inside the bundle.');
   }
   if (s.hookedBuiltins.length) {
-    lines.push(c(2, `  hooked built-ins (never bundled): ${s.hookedBuiltins.map((b) => `${b.name} by ${b.by}`).join('; ')}`));
+    lines.push(dim(`  hooked built-ins (never bundled): ${s.hookedBuiltins.map((b) => `${b.name} by ${b.by}`).join('; ')}`));
   }
   if (s.preloadPackages.length) {
-    lines.push(c(2, `  for the preload only: ${s.preloadPackages.length} package${s.preloadPackages.length === 1 ? '' : 's'} (${s.preloadPackages.slice(0, 4).join(', ')}${s.preloadPackages.length > 4 ? ', …' : ''})`));
+    lines.push(dim(`  for the preload only: ${s.preloadPackages.length} package${s.preloadPackages.length === 1 ? '' : 's'} (${s.preloadPackages.slice(0, 4).join(', ')}${s.preloadPackages.length > 4 ? ', …' : ''})`));
   }
   if (s.timing) {
     const { formatMedianInterval, formatComparison } = require('../stats.js');
@@ -90,7 +90,7 @@ function renderBundleSummary(s, ctx) {
     const cmp = t.comparison;
     const coverage = Math.floor(100 * Math.min(cmp.before.confidence, cmp.after.confidence));
     const what = cmp.before.low === null ? 'median' : `median [${coverage}% interval]`;
-    lines.push('', c(1, 'Verified') + c(2, ` (${what} of ${t.runs} start${t.runs === 1 ? '' : 's'} each, original and bundle alternated, no profiler)`));
+    lines.push('', bold('Verified') + dim(` (${what} of ${t.runs} start${t.runs === 1 ? '' : 's'} each, original and bundle alternated, no profiler)`));
     lines.push(`  ready after      ${formatMedianInterval(cmp.before).padStart(10)} original   ${formatMedianInterval(cmp.after).padStart(10)} bundle`);
     const verdict = formatComparison(cmp);
     lines.push(`  bundle           ${cmp.verdict === 'too few runs' ? `${verdict}: use --runs ${ENOUGH_RUNS} or more` : verdict}`);
@@ -98,7 +98,7 @@ function renderBundleSummary(s, ctx) {
     lines.push(`  bytes read       ${size(s.original.bytes).padStart(10)} original   ${size(s.bundle.bytes).padStart(10)} bundle`);
     lines.push(`  on disk          ${size(s.original.size.bytes).padStart(10)} original   ${size(s.bundle.size.bytes).padStart(10)} bundle`);
   }
-  lines.push('', c(1, 'Start it'), `  cd ${rel.startsWith('..') ? s.out : rel} && ${s.start.command.map(shellWord).join(' ')}`);
+  lines.push('', bold('Start it'), `  cd ${rel.startsWith('..') ? s.out : rel} && ${s.start.command.map(shellWord).join(' ')}`);
   return lines.join('\n') + '\n';
 }
 

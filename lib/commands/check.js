@@ -77,7 +77,7 @@ module.exports = {
 
     const { measureRuns } = require('../check/measure-runs.js');
     // On a terminal only: in a CI log one line per run says nothing the result does not.
-    const progress = require('../progress.js').phaseProgress({ stream: ctx.stderr, quiet: argv.quiet || format !== 'text' || !ctx.stderr.isTTY, env: ctx.env });
+    const progress = require('../report/terminal-format.js').progress({ stream: ctx.stderr, quiet: argv.quiet || format !== 'text' || !ctx.stderr.isTTY, env: ctx.env });
     const saved = baseline && !argv.updateBaseline ? baselineRuns(baseline) : null;
     const limitsFor = (base) => ({ budgetMs, maxModules: null, tolerance, minEffectMs, baseline: base, confidence: looks.confidence });
     let measured;
@@ -172,9 +172,9 @@ function parseBaselineCommand(argv, cwd) {
 }
 
 function renderCheck({ report, verdict, ok, against, ctx, shownBaseline, baseline, updated }) {
-  const { size, palette, count } = require('../report/terminal.js');
+  const { size, palette, count, formatMs } = require('../report/terminal-format.js');
   const { renderDiff } = require('../report/diff.js');
-  const { medianInterval, formatMedianInterval, median, formatMs } = require('../stats.js');
+  const { medianInterval, formatMedianInterval, median } = require('../stats.js');
   const { bold, red, green, yellow, dim } = palette(ctx.color);
   const check = report.check;
   const mi = medianInterval(check.samples);

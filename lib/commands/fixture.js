@@ -3,7 +3,7 @@
 const path = require('node:path');
 const { parseCount } = require('../options.js');
 const { UsageError } = require('../errors.js');
-const { formatBytes } = require('../format-bytes.js');
+const { size } = require('../report/terminal-format.js');
 
 const DEFAULT_OUT = './coldstart-fixture';
 
@@ -49,7 +49,7 @@ module.exports = {
       const kind = options.esm ? 'ESM' : 'CommonJS';
       ctx.stdout.write(
         `fixture: ${summary.modules} ${kind} packages (depth ${options.depth}, seed ${options.seed}), ` +
-          `${summary.files} files, ${formatBytes(summary.bytes)} in ${shown}; run it: cd ${shown} && node index.js\n`,
+          `${summary.files} files, ${size(summary.bytes)} in ${shown}; run it: cd ${shown} && node index.js\n`,
       );
     }
     return 0;

@@ -24,7 +24,7 @@ module.exports = {
     const snapshot = argv.snapshotBlob != null ? snapshotTarget(argv, ctx, out) : undefined;
     if (snapshot) made.push(...ensureWritableFile(snapshot, '--snapshot-blob'));
     let summary;
-    const progress = require('../progress.js').phaseProgress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
+    const progress = require('../report/terminal-format.js').progress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
     try {
       if (argv.manifest && argv.appCommand.length) throw new UsageError('give either --manifest or an app command, not both');
       if (snapshot && argv.manifest) throw new UsageError('--snapshot-blob needs the app run, not --manifest: it evaluates the modules the run loaded');
@@ -43,7 +43,7 @@ module.exports = {
         codeCacheRun: argv.codeCacheRun && argv.lambda == null,
         snapshot,
         check: argv.check,
-        status: progress.phase,
+        onProgress: progress.phase,
       });
     } catch (err) {
       require('../make-dir.js').removeMadeDirs(made); // a failed pack leaves nothing behind
@@ -74,14 +74,14 @@ function settleMs(argv) {
 }
 
 function renderPackSummary(s) {
-  const { size } = require('../report/terminal.js');
+  const { size, ms } = require('../report/terminal-format.js');
   const pct = s.tree.bytes ? ` (${((100 * s.bytes) / s.tree.bytes).toFixed(1)}% of ${s.tree.files} files, ${size(s.tree.bytes)} under the root)` : '';
-  const lines = [`coldstart: packed ${s.files} files, ${size(s.bytes)}${pct} into ${s.archive} (${size(s.archiveBytes)}) in ${Math.round(s.ms)} ms`];
+  const lines = [`coldstart: packed ${s.files} files, ${size(s.bytes)}${pct} into ${s.archive} (${size(s.archiveBytes)}) in ${ms(s.ms)}`];
   if (s.codeCache) {
     const how = s.codeCache.made === 'run' ? 'recorded at the ready moment' : 'compiled without running';
     lines.push(`  code cache: ${s.codeCache.modules} modules, ${size(s.codeCache.bytes)}, ${how}`);
   }
-  if (s.check) lines.push(`  checked: its files alone, in an empty directory, started the app (ready at ${Math.round(s.check.readyAt)} ms)`);
+  if (s.check) lines.push(`  checked: its files alone, in an empty directory, started the app (ready at ${ms(s.check.readyAt)})`);
   if (s.snapshot && s.snapshot.file) {
     lines.push(`  snapshot: ${s.snapshot.modules} modules evaluated, ${size(s.snapshot.bytes)} in ${s.snapshot.file}: start the app with node --snapshot-blob ${s.snapshot.file} <entry>`);
     const { leftOut } = s.snapshot;

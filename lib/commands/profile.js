@@ -65,7 +65,7 @@ async function profileHere(argv, ctx, outDir, { options, interval, after, verify
   const { withInterrupts } = require('../interrupt.js');
   const { buildReport, busyShare } = require('../analyze/startup-report.js');
   const { readSource } = require('../report/profile-artifacts.js');
-  const progress = runs > 1 ? require('../progress.js').phaseProgress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env }) : null;
+  const progress = runs > 1 ? require('../report/terminal-format.js').progress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env }) : null;
   const results = [];
   try {
     for (let i = 0; i < runs; i++) {
@@ -144,7 +144,7 @@ function printReport(report, argv, ctx) {
 async function verifyAdvice(draft, options, runs, after, argv, ctx) {
   if (!draft.advice.some((a) => a.kind === 'lazy-load')) return [];
   const { verifyLazyAdvice } = require('../capture/verify-lazy.js');
-  const { phaseProgress } = require('../progress.js');
+  const { progress: phaseProgress } = require('../report/terminal-format.js');
   const { withInterrupts } = require('../interrupt.js');
   const progress = phaseProgress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
   try {

@@ -7,10 +7,10 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { runInGroup } = require('./run-in-group.js');
+const { COLDSTART_BIN } = require('../paths.js');
 const { RECORD_ENV, SETTLE_ENV } = require('../archive-format.js');
 const { UNTIL_ENV, readyMomentEnv } = require('../in-app/ready-moment.cjs');
 
-const BIN = path.join(__dirname, '..', '..', 'bin', 'coldstart.js');
 
 /**
  * @param {object} options
@@ -27,7 +27,7 @@ async function recordCodeCacheRun({ archive, command, cwd, env, until, timeoutMs
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-cache-'));
   const out = path.join(dir, 'cache.json');
   try {
-    const exit = await runInGroup(process.execPath, [BIN, 'start', '--quiet', '--trust-archive', '--archive', archive, '--', ...command], {
+    const exit = await runInGroup(process.execPath, [COLDSTART_BIN, 'start', '--quiet', '--trust-archive', '--archive', archive, '--', ...command], {
       cwd,
       env: { ...env, [RECORD_ENV]: out, [UNTIL_ENV]: readyMomentEnv(until), ...(settleMs ? { [SETTLE_ENV]: String(settleMs) } : {}) },
       timeoutMs,

@@ -12,6 +12,7 @@ const path = require('node:path');
 const Module = require('node:module');
 const { parseNodeCommand, PRELOAD_FLAGS, ENV_FILE_FLAGS } = require('../node-command.js');
 const { runInGroup } = require('./run-in-group.js');
+const { INSTALL_DIR } = require('../paths.js');
 
 const MAIN = path.join(__dirname, '..', 'start', 'snapshot-main.js');
 const MAX_PASSES = 4;
@@ -55,7 +56,7 @@ async function makeSnapshot({ out, archive, root, files, order, index, codeCache
     const cacheFile = codeCache ? path.join(dir, 'code-cache.bin') : null;
     if (cacheFile) fs.writeFileSync(cacheFile, codeCache.blob);
     const plan = {
-      root, entry, archive, lib: path.join(__dirname, '..'), result: resultFile,
+      root, entry, archive, lib: path.join(INSTALL_DIR, 'lib'), result: resultFile,
       argv: [process.execPath, entry, ...parsed.args],
       codeCache: cacheFile && { file: cacheFile, entries: codeCache.index.entries },
       wrapper: Module.wrap('\0').split('\0'), builtins: Module.builtinModules,

@@ -18,10 +18,10 @@ const { warning } = require('../warnings.js');
  * @param {boolean} [options.codeCacheRun] record that cache from a run of the app under coldstart start
  * @param {string} [options.snapshot]     also write a startup snapshot of the CommonJS startup modules here
  * @param {boolean} [options.check]       start the app from the archive's files alone once written (default true)
- * @param {(phase: string) => void} [options.status] told as each phase begins (progress lines)
+ * @param {(text: string) => void} [options.onProgress] told as each phase begins (progress lines)
  * @returns {Promise<object>} the summary (archive, root, files, bytes, codeCache, snapshot, check, tree, outsideRoot, missing, warnings, ms)
  */
-async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captureOptions, codeCache: wantCodeCache, codeCacheRun, snapshot: snapshotOut, check = true, status = () => {} }) {
+async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captureOptions, codeCache: wantCodeCache, codeCacheRun, snapshot: snapshotOut, check = true, onProgress = () => {} }) {
   const started = process.hrtime.bigint();
   const { readManifestFile, confineToRoot } = require('./manifest.js');
   let root;
@@ -38,7 +38,7 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
   } else {
     const { capture } = require('../capture/capture.js');
     const { withInterrupts } = require('../interrupt.js');
-    status(`running the app to its ready moment${captureOptions.settleMs ? ` and ${captureOptions.settleMs} ms on` : ''}`);
+    onProgress(`running the app to its ready moment${captureOptions.settleMs ? ` and ${captureOptions.settleMs} ms on` : ''}`);
     const result = await withInterrupts((traps) => capture({
       ...captureOptions,
       profile: false,
@@ -79,14 +79,14 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
   let codeCache = null;
   if (wantCodeCache && index) {
     const { makeCodeCache } = require('./make-code-cache.js');
-    status(codeCacheRun ? 'recording the code cache: a second start, under coldstart start' : 'compiling the code cache');
+    onProgress(codeCacheRun ? 'recording the code cache: a second start, under coldstart start' : 'compiling the code cache');
     codeCache = await makeCodeCache({ root, index, appRun: codeCacheRun ? appRun : null, write, out, warnings });
   }
-  status(`writing ${files.length} files into the archive`);
+  onProgress(`writing ${files.length} files into the archive`);
   const written = write(out, codeCache);
   let snapshot = null;
   if (snapshotOut && index) {
-    status('making the startup snapshot: the CommonJS startup modules evaluated under node --build-snapshot');
+    onProgress('making the startup snapshot: the CommonJS startup modules evaluated under node --build-snapshot');
     const { makeSnapshot } = require('./make-snapshot.js');
     snapshot = await makeSnapshot({ out: snapshotOut, archive: out, root, files, order, index, codeCache, appRun });
     if (snapshot.refused) {
@@ -101,7 +101,7 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
   }
   let checked = null;
   if (check && appRun) {
-    status('checking the archive: the app started from its files alone, in an empty directory');
+    onProgress('checking the archive: the app started from its files alone, in an empty directory');
     const { checkArchive } = require('./archive-check.js');
     const { withInterrupts } = require('../interrupt.js');
     try {
@@ -161,8 +161,8 @@ function packWarnings(outsideRoot, missing, root) {
 /** The index `start --mode memory` reads: resolutions and module formats. */
 function startupIndex(result) {
   const { buildStartupIndex } = require('./startup-index.js');
-  const { scopeTypeReader } = require('./package-scope.js');
-  return buildStartupIndex(result, scopeTypeReader(), (f) => relativeInside(result.root, f));
+  const { packageTypeReader } = require('../in-app/package-type.cjs');
+  return buildStartupIndex(result, packageTypeReader(), (f) => relativeInside(result.root, f));
 }
 
 /**

@@ -14,8 +14,8 @@
 // apps, less the time each run waited for a CPU where Linux reports it (a busy machine's queue);
 // a package's or module's own time moved by a preemption or a collection in one run (measured:
 // protobufjs 243 -> 67 ms between two runs of one unchanged app), so single runs list no movers.
-const { ms, size, palette, table, shorten, count } = require('./terminal.js');
-const { compareSamples, median, formatComparison, formatSignedMs, formatMs, mannWhitneyP, falseDiscoveries } = require('../stats.js');
+const { ms, formatMs, size, palette, table, shorten, count } = require('./terminal-format.js');
+const { compareSamples, median, formatComparison, formatSignedMs, mannWhitneyP, falseDiscoveries } = require('../stats.js');
 const { runSamples } = require('./run-samples.js');
 const { CATEGORIES } = require('../analyze/cpuprofile-categories.js');
 const { moduleCount } = require('../analyze/startup-report.js');

@@ -4,7 +4,8 @@
 // timeline and the require tree are drawn in the page from the embedded report. Pure.
 const { shellLine } = require('../shell-words.js');
 const { busyShare, moduleCount, momentOf } = require('../analyze/startup-report.js');
-const { ms, size, count, gcShare, noReuseLine, verifiedText } = require('./terminal.js');
+const { ms, size, count } = require('./terminal-format.js');
+const { gcShare, noReuseLine, verifiedText } = require('./terminal.js');
 
 const CATEGORY_ORDER = ['resolve', 'read', 'compile', 'execute', 'gc', 'other', 'idle', 'offCpu'];
 const CATEGORY_LABELS = {

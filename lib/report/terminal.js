@@ -2,36 +2,10 @@
 // The terminal summary of a profile. Reads only the report; returns a string.
 const path = require('path');
 const { isGvisor } = require('../gvisor.js');
+const { INSTALL_DIR } = require('../paths.js');
 const { headline, momentOf } = require('../analyze/startup-report.js');
-const { formatBytes } = require('../format-bytes.js');
 const { CATEGORIES } = require('../analyze/cpuprofile-categories.js');
-
-const ms = (n) => (n == null ? '-' : n >= 100 ? `${Math.round(n)} ms` : `${n.toFixed(1)} ms`);
-const size = formatBytes;
-
-/** ANSI styles, or plain strings when color is off. */
-function palette(color) {
-  const wrap = (a, b) => (s) => (color ? `\u001b[${a}m${s}\u001b[${b}m` : String(s));
-  return {
-    bold: wrap(1, 22), dim: wrap(2, 22), cyan: wrap(36, 39), yellow: wrap(33, 39), red: wrap(31, 39), green: wrap(32, 39),
-  };
-}
-
-/** Left/right aligned columns; widths measured before `paint(row, column, text)` colours a cell. */
-function table(rows, align, paint = () => (s) => s) {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
-  return rows.map((r, y) => '  ' + r.map((cell, i) => {
-    const s = String(cell);
-    const padded = align[i] === 'r' ? s.padStart(widths[i]) : s.padEnd(widths[i]);
-    return paint(y, i, s)(padded);
-  }).join('  ').trimEnd()).join('\n');
-}
-
-function shorten(file, max = 60) {
-  return file.length <= max ? file : '…' + file.slice(file.length - max + 1);
-}
-
-const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+const { ms, size, count, palette, table, shorten } = require('./terminal-format.js');
 
 /**
  * @param {object} report report.json content
@@ -139,7 +113,7 @@ function busyLine(machine, runs) {
  * How the user runs this coldstart again: `npx coldstart` when it is a local install of the
  * project they are in (or npx's own), since `coldstart` alone is then not on their PATH.
  */
-function coldstartCommand(installed = path.resolve(__dirname, '..', '..'), cwd = process.cwd()) {
+function coldstartCommand(installed = INSTALL_DIR, cwd = process.cwd()) {
   const marker = `${path.sep}node_modules${path.sep}`;
   const at = installed.lastIndexOf(marker);
   if (at === -1) return 'coldstart';
@@ -262,4 +236,4 @@ function gcShare(report) {
   return share >= GC_SHARE_NOTED ? { ms: cat.gc, share } : null;
 }
 
-module.exports = { renderProfileSummary, coldstartCommand, gcShare, noReuseLine, verifiedText, size, ms, palette, table, shorten, count };
+module.exports = { renderProfileSummary, coldstartCommand, gcShare, noReuseLine, verifiedText };
