@@ -17,7 +17,8 @@ function shouldRun() {
 
 if (shouldRun()) {
   recordChildren();
-  if (process.env.COLDSTART_TIMING === '1') startTimingOnly();
+  // Benchmarks only need the ready moment (timing-only.cjs): no inspector, no hooks.
+  if (process.env.COLDSTART_TIMING === '1') require('./timing-only.cjs').startTimingOnly({ writeChannelFile, cliWatcher, leaveChannel });
   else start();
 }
 
@@ -81,71 +82,19 @@ function cliWatcher(pid) {
   };
 }
 
-// Benchmarks only need the ready moment: no inspector, no hooks, one file write.
-function startTimingOnly() {
-  const { readyMoment, onReadyMoment } = require('./ready-moment.cjs');
-  const until = readyMoment();
-  // profile --verify-advice: some requires of the app made lazy (lazy-stand-in.cjs, its LAZY_ENV;
-  // named here so that the file loads only when it is used).
-  const lazySpec = process.env.COLDSTART_LAZY;
-  const lazy = lazySpec ? require('./lazy-stand-in.cjs').installStandIns(lazySpec, () => performance.now()) : null;
-  let done = false;
-  const report = (reason, extra) => {
-    if (done) return;
-    done = true;
-    const readyAt = performance.now();
-    writeChannelFile(`${process.pid}.ready.json`, { pid: process.pid, reason, readyAt, ...extra, ...(lazy ? { lazyLoaded: lazy.loaded().slice() } : {}) });
-  };
-  globalThis[KEY] = { timingOnly: true };
-  // A CLI killed during its timed runs (check, bench, bundle's verification) cannot end the app:
-  // it ends itself, its children with it.
-  const cliAlive = cliWatcher(Number(process.env.COLDSTART_CLI_PID));
-  setInterval(() => {
-    if (cliAlive()) return;
-    leaveChannel([`${process.pid}.ready.json`, `${process.pid}.ready.json.tmp`, `${process.pid}.clock.json`, `${process.pid}.clock.json.tmp`]);
-    process.exit(1);
-  }, 250).unref();
-  if (until === 'exit') process.on('exit', (code) => report('exit', { exitCode: code }));
-  else if (until === 'lambda') {
-    // The ready moment is the Runtime API's (the CLI's): it needs this process's start on its clock.
-    const startUs = Number(process.hrtime.bigint() / 1000n) - Math.round(performance.now() * 1000);
-    writeChannelFile(`${process.pid}.clock.json`, { pid: process.pid, startUs });
-  } else {
-    onReadyMoment(until, (server) => {
-      let address = null;
-      try { address = server.address(); } catch { /* closed already */ }
-      report(until === 'listen' ? 'listen' : 'probe', { address });
-    });
-  }
-}
+/** µs, the CPU profile's clock. */
+function hrNow() { return Number(process.hrtime.bigint() / 1000n); }
+// CPU time used (µs): a module's own time is what it ran, not what a busy machine kept it waiting.
+// The process's clock: Linux keeps it to the microsecond, while the thread's (threadCpuUsage)
+// moves in steps of up to a millisecond, more than most modules take. Helper threads count too;
+// a module's figure is capped at its wall time.
+function cpuNow() { const u = process.cpuUsage(); return u.user + u.system; }
 
+// The profiled run: the inspector handed to the CLI, modules, files and network recorded until the
+// ready moment, everything handed over there while the app is held.
 function start() {
-  const fs = require('fs');
-  const path = require('path');
   const inspector = require('inspector');
-  const Module = require('module');
-  const readFileSync = fs.readFileSync; // our own reads are not the app's
-
-  const hrNow = () => Number(process.hrtime.bigint() / 1000n); // µs, same clock as the CPU profile
-  // CPU time used (µs): a module's own time is what it ran, not what a busy machine kept it waiting.
-  // The process's clock: Linux keeps it to the microsecond, while the thread's (threadCpuUsage)
-  // moves in steps of up to a millisecond, more than most modules take. Helper threads count too;
-  // a module's figure is capped at its wall time.
-  const cpuNow = () => { const u = process.cpuUsage(); return u.user + u.system; };
-  // ms the main thread has waited for a CPU while runnable (Linux schedstat; null without it): a busy
-  // machine, told apart from waits in the kernel (disk reads, page faults), which are not its doing.
-  // Read with the fs calls below not watching: not one of the app's files.
-  const runQueueMs = () => {
-    ownRead = true;
-    try {
-      return Number(readFileSync('/proc/self/schedstat', 'latin1').split(' ')[1]) / 1e6;
-    } catch {
-      return null;
-    } finally {
-      ownRead = false;
-    }
-  };
-  let ownRead = false;
+  const path = require('path');
   const agentStartUs = hrNow();
   const startUs = agentStartUs - Math.round(performance.now() * 1000); // process start on that clock
   // Times are reported without this agent's own setup and the pause spent waiting for the
@@ -154,29 +103,9 @@ function start() {
   let resumeUs = 0; // when the app gets the process back; the CPU profile starts there
   const msSinceStart = (us) => (us - startUs - pausedUs) / 1000;
 
-  const state = {
-    recording: true,
-    finished: false,
-    modules: [],
-    builtins: new Set(),
-    reads: new Map(), // path -> how it was read
-    esm: [],
-    esmReads: [], // ES module source Node's loader read on this thread, where no hook times it
-    resolutions: [],
-    requires: [],
-    esmResolutions: [],
-    stack: [],
-    lastResolve: null,
-    esmPort: null,
-    waitMs: 0,
-    held: false,
-    releasedUs: 0,
-  };
-  globalThis[KEY] = {
-    finish,
-    snapshot,
-    release() { state.held = false; },
-  };
+  // Shared by the module timing and the file reads: the modules loading now, and whether to record.
+  const state = { recording: true, finished: false, stack: [], waitMs: 0, held: false, releasedUs: 0 };
+  globalThis[KEY] = { finish, snapshot, release() { state.held = false; } }; // what the CLI calls
 
   // 1. Hand the inspector to the CLI and wait until it has started the profiler.
   try {
@@ -184,208 +113,29 @@ function start() {
   } catch {
     return; // an inspector is already active (e.g. --inspect): we cannot profile this one
   }
-  const announce = {
-    pid: process.pid,
-    ppid: process.ppid,
-    url: inspector.url(),
-    argv: process.argv,
-    execArgv: process.execArgv,
-    cwd: process.cwd(),
-    startUs,
-  };
+  const announce = { pid: process.pid, ppid: process.ppid, url: inspector.url(), argv: process.argv, execArgv: process.execArgv, cwd: process.cwd(), startUs };
   if (!writeChannelFile(`${process.pid}.json`, announce)) return; // the CLI is gone: run the app untouched
   const cliAlive = cliWatcher(Number(process.env.COLDSTART_CLI_PID));
-  holdForCli();
-  watchCli();
+  const letGo = () => cliGone(state, inspector);
+  holdForCli(state, cliAlive, letGo);
+  // Between the holds, and after them with --keep-running: the app lives as long as the CLI.
+  setInterval(() => { if (!cliAlive()) letGo(); }, 250).unref();
 
   // Our own modules, loaded before the loader is patched so that they are not counted as the app's.
   const { readyMoment, onReadyMoment } = require('./ready-moment.cjs');
-  // In-thread hooks (Node 22.15+) cost nothing to start and see every ES module, those require()
-  // loads included: always on. The hooks thread of Node 20 costs ~25 ms and does not see require(esm).
-  const inThreadHooks = typeof Module.registerHooks === 'function';
-  const esmHooks = wantEsmHooks();
-  const esmTiming = esmHooks && inThreadHooks ? require('./esm-timing.cjs') : null;
-  let esmInThread = null; // those hooks, once registered
+  const { recordModules } = require('./module-timing.cjs');
+  const { recordFileReads } = require('./file-reads.cjs');
   // Outbound connections, requests and child processes until the ready moment (what startup waited on).
   // COLDSTART_NETWORK=0 leaves it out (the overhead benchmark's control).
   const network = process.env.COLDSTART_NETWORK === '0' ? null : require('./network-record.cjs').recordNetwork(hrNow);
+  // 2. Modules (module-timing.cjs), 3. files read with fs (file-reads.cjs), 4. ES module hooks.
+  const moduleTiming = recordModules(state, { hrNow, cpuNow });
+  const fileReads = recordFileReads(state, { hrNow, esmTimed: moduleTiming.esmTimed });
+  moduleTiming.recordEsm();
+  const runQueueMs = () => waitedForCpuMs(fileReads.readUnseen);
 
-  // 2. CommonJS: time resolve and load of every module, with a stack for self time.
-  const origResolve = Module._resolveFilename;
-  Module._resolveFilename = function coldstartResolve(request, parent, isMain, options) {
-    if (!state.recording) return origResolve.apply(this, arguments);
-    const t = hrNow();
-    const c = cpuNow();
-    const filename = origResolve.apply(this, arguments);
-    state.lastResolve = { filename, us: hrNow() - t, cpuUs: cpuNow() - c };
-    // (requesting directory, request) -> file: what `start --mode memory` replays without stats.
-    // Node 22 passes { conditions } on every require; only `paths` makes a lookup special.
-    if (parent && !(options && options.paths) && typeof request === 'string' && path.isAbsolute(filename)) {
-      const from = parent.path || (parent.filename && path.dirname(parent.filename));
-      if (from) state.resolutions.push([from, request, filename]);
-    }
-    return filename;
-  };
-
-  const origLoad = Module._load;
-  Module._load = function coldstartLoadRequest(request, parent) {
-    if (state.recording && typeof request === 'string') {
-      if (Module.isBuiltin(request)) state.builtins.add(request.startsWith('node:') ? request : `node:${request}`);
-      // Every require of every file, a module already loaded included (Node then skips resolution):
-      // advice that defers a module must name each file that loads it.
-      else if (parent && parent.filename) state.requires.push([parent.filename, request]);
-    }
-    return origLoad.apply(this, arguments);
-  };
-
-  const origModuleLoad = Module.prototype.load;
-  Module.prototype.load = function coldstartModuleLoad(filename) {
-    if (!state.recording) return origModuleLoad.apply(this, arguments);
-    if (esmInThread) esmInThread.cut();
-    const t0 = hrNow();
-    const c0 = cpuNow();
-    const lr = state.lastResolve;
-    const resolved = lr && lr.filename === filename;
-    const resolveUs = resolved ? lr.us : 0;
-    state.lastResolve = null;
-    const top = state.stack[state.stack.length - 1];
-    const rec = {
-      file: filename,
-      kind: kindOf(filename),
-      parent: top ? top.file : (this.parent && this.parent.filename) || null,
-      startUs: t0 - resolveUs,
-      resolveUs,
-      childUs: 0,
-      endUs: 0,
-      cpuUs: resolved ? lr.cpuUs - c0 : -c0, // the CPU clock's reading at the start, subtracted
-      childCpuUs: 0,
-    };
-    state.stack.push(rec);
-    try {
-      return origModuleLoad.apply(this, arguments);
-    } finally {
-      state.stack.pop();
-      rec.endUs = hrNow();
-      rec.cpuUs += cpuNow();
-      if (top) {
-        top.childUs += rec.endUs - rec.startUs;
-        top.childCpuUs += rec.cpuUs;
-      }
-      state.modules.push(rec);
-    }
-  };
-
-  // Native addons loaded without require (rare, e.g. process.dlopen by hand).
-  const origDlopen = process.dlopen;
-  process.dlopen = function coldstartDlopen(mod, filename) {
-    if (state.recording && typeof filename === 'string') noteRead(filename, 'addon');
-    return origDlopen.apply(this, arguments);
-  };
-
-  // 3. Files the app reads itself with fs during startup.
-  const { fileURLToPath } = require('url');
-  function toPath(p) {
-    if (typeof p === 'string') return path.resolve(p);
-    if (Buffer.isBuffer(p)) return path.resolve(p.toString());
-    if (p instanceof URL && p.protocol === 'file:') return fileURLToPath(p);
-    return null; // a file descriptor or something else: nothing to pack
-  }
-  function noteRead(p, via) {
-    if (!state.recording || ownRead) return;
-    // The CommonJS loader reading the module it is loading: already recorded as a module.
-    const top = state.stack[state.stack.length - 1];
-    if (top && top.file === p) return;
-    const abs = toPath(p);
-    if (abs && !state.reads.has(abs)) state.reads.set(abs, via);
-  }
-  const wrap = (obj, name) => {
-    const orig = obj[name];
-    if (typeof orig !== 'function') return;
-    obj[name] = function (p) {
-      noteRead(p, 'fs');
-      return orig.apply(this, arguments);
-    };
-    Object.defineProperty(obj[name], 'name', { value: name });
-  };
-  for (const name of ['openSync', 'open', 'createReadStream']) wrap(fs, name);
-  // Node's ES module loader reads a module's source with readFileSync(file: URL), on the app's
-  // thread: where no hook times ES modules (require(esm) on Node 20), that read is the module's load.
-  fs.readFileSync = function coldstartReadFileSync(p) {
-    if (esmTiming || !(p instanceof URL) || !state.recording || ownRead || !/\.m?js$/.test(p.pathname)) {
-      noteRead(p, 'fs');
-      return readFileSync.apply(this, arguments);
-    }
-    const top = state.stack[state.stack.length - 1];
-    const t = hrNow();
-    try {
-      return readFileSync.apply(this, arguments);
-    } finally {
-      state.esmReads.push({ file: fileURLToPath(p), parent: top ? top.file : null, startUs: t, endUs: hrNow() });
-    }
-  };
-  Object.defineProperty(fs.readFileSync, 'name', { value: 'readFileSync' });
-  // import() on Node 20 without hooks reads the module's source asynchronously, off the app's thread.
-  const wrapAsyncRead = (obj) => {
-    const orig = obj.readFile;
-    obj.readFile = function readFile(p) {
-      if (!esmTiming && p instanceof URL && state.recording && !ownRead && /\.m?js$/.test(p.pathname)) {
-        const t = hrNow();
-        state.esmReads.push({ file: fileURLToPath(p), parent: null, startUs: t, endUs: t });
-      } else noteRead(p, 'fs');
-      return orig.apply(this, arguments);
-    };
-  };
-  wrapAsyncRead(fs);
-  wrapAsyncRead(fs.promises);
-  wrap(fs.promises, 'open');
-
-  // 4. ES modules: loader hooks time resolve/load and mark evaluation (esm-timing.cjs).
-  const esmMarks = new Map();
-  globalThis[Symbol.for('coldstart.esm')] = {
-    enter(url) {
-      if (!state.recording) return;
-      if (esmInThread) esmInThread.cut();
-      esmMarks.set(url, { enterUs: hrNow(), leaveUs: 0 });
-    },
-    leave(url) { const m = esmMarks.get(url); if (m && state.recording) m.leaveUs = hrNow(); },
-  };
-  if (esmTiming) {
-    esmInThread = esmTiming.esmTimingHooks(noteEsm);
-    Module.registerHooks({ resolve: esmInThread.resolve, load: esmInThread.load }); // in-thread: no hooks thread to start
-  }
-  else if (esmHooks) registerEsmHooks();
-
-  function wantEsmHooks() {
-    const mode = process.env.COLDSTART_ESM || 'auto';
-    if (mode === 'always') return true;
-    if (mode === 'never') return false;
-    if (inThreadHooks) return true;
-    // A hooks thread costs ~25 ms on Node 20: only pay for it when the app is ESM.
-    const flags = [...process.execArgv, process.env.NODE_OPTIONS || ''].join(' ');
-    if (/--(import|loader|experimental-loader)\b/.test(flags)) return true;
-    const entry = process.argv[1];
-    if (!entry) return false;
-    if (/\.(mjs|mts)$/.test(entry)) return true;
-    if (/\.(cjs|cts|json)$/.test(entry)) return false;
-    return nearestPackageType(path.resolve(entry)) === 'module';
-  }
-
-  function registerEsmHooks() {
-    if (typeof Module.register !== 'function') return;
-    const { MessageChannel } = require('worker_threads');
-    const { pathToFileURL } = require('url');
-    const { port1, port2 } = new MessageChannel();
-    port1.unref();
-    state.esmPort = port1;
-    Module.register(pathToFileURL(path.join(__dirname, 'esm-hooks.mjs')).href, {
-      data: { port: port2 },
-      transferList: [port2],
-    });
-  }
-
-  // 5. The ready moment.
+  // 5. The ready moment: the first listen, or the first 2xx of a readiness URL polled from then on.
   const until = readyMoment();
-  // The first listen, or the first 2xx of a readiness URL polled from then on.
   onReadyMoment(until, (server) => {
     if (state.finished) return;
     let address = null;
@@ -408,22 +158,9 @@ function start() {
   pausedUs = resumeUs - agentStartUs;
   state.waitMs = pausedUs / 1000;
 
-  function noteEsm(record) {
-    if (!state.recording) return;
-    if (record.type === 'resolve') state.esmResolutions.push([record.parent, record.specifier, record.file]);
-    else state.esm.push(record);
-  }
-
-  function drainEsm() {
-    if (!state.esmPort) return;
-    const { receiveMessageOnPort } = require('worker_threads');
-    let msg;
-    while ((msg = receiveMessageOnPort(state.esmPort))) noteEsm(msg.message);
-  }
-
   // atUs: a ready moment the CLI saw (a Lambda runtime's first request for an event), else now.
   function snapshot(reason, extra, atUs) {
-    drainEsm();
+    moduleTiming.drainEsm();
     const readyUs = atUs > 0 ? Math.min(atUs, hrNow()) : hrNow();
     const cpuUs = cpuNow() - resumeCpuUs;
     const waitedMs = resumeRunQueueMs == null ? null : runQueueMs() - resumeRunQueueMs;
@@ -443,38 +180,9 @@ function start() {
       execArgv: process.execArgv,
       mainFile: (require.main && require.main.filename) || (process.argv[1] && path.resolve(process.argv[1])) || null,
       cwd: process.cwd(),
-      modules: state.modules.map((m) => ({
-        file: m.file,
-        kind: m.kind,
-        parent: m.parent,
-        startMs: msSinceStart(m.startUs),
-        resolveMs: m.resolveUs / 1000,
-        inclusiveMs: (m.endUs - m.startUs) / 1000,
-        childMs: m.childUs / 1000,
-        cpuMs: m.cpuUs / 1000,
-        childCpuMs: m.childCpuUs / 1000,
-      })),
-      esm: state.esm.map((e) => {
-        const mark = esmMarks.get(e.url);
-        return {
-          ...e,
-          startMs: msSinceStart(e.startUs),
-          resolveStartMs: e.resolveStartUs == null ? null : msSinceStart(e.resolveStartUs),
-          loadStartMs: e.loadStartUs == null ? null : msSinceStart(e.loadStartUs),
-          compiledMs: e.compiledUs == null ? null : (e.compiledUs - e.loadStartUs) / 1000,
-          importWindows: e.importsUs ? e.importsUs.map(([from, to]) => [msSinceStart(from), msSinceStart(to)]) : [],
-          importsUs: undefined,
-          evalStartMs: mark ? msSinceStart(mark.enterUs) : null,
-          evalMs: mark && mark.leaveUs ? (mark.leaveUs - mark.enterUs) / 1000 : null,
-        };
-      }),
-      esmReads: state.esmReads.map((r) => ({ file: r.file, parent: r.parent, startMs: msSinceStart(r.startUs), loadMs: (r.endUs - r.startUs) / 1000 })),
-      builtins: [...state.builtins].sort(),
+      ...moduleTiming.records(msSinceStart),
+      ...fileReads.records(msSinceStart),
       served: globalThis[Symbol.for('coldstart.start')] || null, // running under coldstart start: how
-      resolutions: state.resolutions,
-      requires: state.requires,
-      esmResolutions: state.esmResolutions,
-      reads: [...state.reads].map(([p, via]) => ({ path: p, via })),
       network: network ? network.snapshot(msSinceStart) : null,
     };
   }
@@ -496,65 +204,51 @@ function start() {
       // so the profile ends exactly here. "Resumed" is said once the listeners of the ready
       // moment have run: what the app prints there ("listening on 8080") reaches the CLI before
       // it ends the app (at exit no later turn comes).
-      holdForCli(reason !== 'exit');
+      holdForCli(state, cliAlive, letGo, reason !== 'exit');
     }
     return data;
   }
+}
 
-  // Waits until the CLI calls release() (Runtime.evaluate: the inspector runs its messages
-  // between the short sleeps, at the loop's interrupt checks), then says so. The CLI repeats
-  // the call until it hears "resumed". A blocking inspector.waitForDebugger() would wait
-  // forever, with the inspector open, for a CLI that was killed: the loop checks it is alive.
-  function holdForCli(afterListeners = false) {
-    state.held = true;
-    const signal = new Int32Array(new SharedArrayBuffer(4));
-    for (let turn = 0; state.held; turn++) {
-      if (turn % 10 === 0 && !cliAlive()) return letGo();
-      Atomics.wait(signal, 0, 0, 1);
-    }
-    state.releasedUs = hrNow(); // a later profile (profile --after) starts here
-    const say = () => {
-      const binding = globalThis.__coldstartReady;
-      if (typeof binding === 'function') binding('{"reason":"resumed"}');
-    };
-    if (afterListeners) setImmediate(say);
-    else say();
+// Waits until the CLI calls release() (Runtime.evaluate: the inspector runs its messages
+// between the short sleeps, at the loop's interrupt checks), then says so. The CLI repeats
+// the call until it hears "resumed". A blocking inspector.waitForDebugger() would wait
+// forever, with the inspector open, for a CLI that was killed: the loop checks it is alive.
+function holdForCli(state, cliAlive, letGo, afterListeners = false) {
+  state.held = true;
+  const signal = new Int32Array(new SharedArrayBuffer(4));
+  for (let turn = 0; state.held; turn++) {
+    if (turn % 10 === 0 && !cliAlive()) return letGo();
+    Atomics.wait(signal, 0, 0, 1);
   }
+  state.releasedUs = hrNow(); // a later profile (profile --after) starts here
+  const say = () => {
+    const binding = globalThis.__coldstartReady;
+    if (typeof binding === 'function') binding('{"reason":"resumed"}');
+  };
+  if (afterListeners) setImmediate(say);
+  else say();
+}
 
-  // Between the holds, and after them with --keep-running: the app lives as long as the CLI.
-  function watchCli() {
-    setInterval(() => { if (!cliAlive()) letGo(); }, 250).unref();
-  }
+// The CLI is gone: nobody will read what we record, and an open inspector on 127.0.0.1 would
+// let any local user run code as the app. Close it, take our files out of the channel and
+// end the process, as the CLI would have ended the tree.
+function cliGone(state, inspector) {
+  state.finished = true;
+  state.recording = false;
+  try { inspector.close(); } catch { /* closed already */ }
+  leaveChannel([`${process.pid}.json`, `${process.pid}.json.tmp`]);
+  process.exit(1);
+}
 
-  // The CLI is gone: nobody will read what we record, and an open inspector on 127.0.0.1 would
-  // let any local user run code as the app. Close it, take our files out of the channel and
-  // end the process, as the CLI would have ended the tree.
-  function letGo() {
-    state.finished = true;
-    state.recording = false;
-    try { inspector.close(); } catch { /* closed already */ }
-    leaveChannel([`${process.pid}.json`, `${process.pid}.json.tmp`]);
-    process.exit(1);
-  }
-
-  function kindOf(filename) {
-    if (filename.endsWith('.json')) return 'json';
-    if (filename.endsWith('.node')) return 'addon';
-    if (filename.endsWith('.mjs')) return 'esm'; // require(esm)
-    return 'cjs';
-  }
-
-  function nearestPackageType(file) {
-    let dir = path.dirname(file);
-    for (;;) {
-      try {
-        return JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).type || 'commonjs';
-      } catch (err) {
-        if (err.code !== 'ENOENT' && err.code !== 'ENOTDIR') return 'commonjs';
-      }
-      const up = path.dirname(dir);
-      if (up === dir || path.basename(dir) === 'node_modules') return 'commonjs';
-      dir = up;
-    }
+/**
+ * ms the main thread has waited for a CPU while runnable (Linux schedstat; null without it): a busy
+ * machine, told apart from waits in the kernel (disk reads, page faults), which are not its doing.
+ */
+function waitedForCpuMs(readUnseen) {
+  try {
+    return Number(readUnseen('/proc/self/schedstat', 'latin1').split(' ')[1]) / 1e6;
+  } catch {
+    return null;
   }
 }

@@ -1,0 +1,68 @@
+'use strict';
+// Why a capture ended without a ready moment, said in one line the user can act on: the app
+// crashed or exited, nothing started, the time ran out, the profiler could not attach, or a
+// Lambda function's init failed.
+const { CommandError, UsageError } = require('../errors.js');
+
+/**
+ * The error for an outcome that is not a ready moment.
+ * @param {{type: string, exit?: object, error?: object, pid?: number}} what how the capture ended
+ * @param {{run: import('./capture-result.js').CaptureRun, timeoutMs: number, timingOnly?: boolean,
+ *   heardFrom: boolean, stderrTail: () => string[]}} context heardFrom: a Node process of the app
+ *   announced itself
+ * @returns {Error}
+ */
+function captureFailure(what, { run, timeoutMs, timingOnly, heardFrom, stderrTail }) {
+  const { command, until, lambda } = run;
+  if (what.type === 'lambda-init-error') {
+    const { errorType, errorMessage } = what.error;
+    const line = `${errorType}: ${errorMessage}`.replace(/\s+/g, ' ').trim();
+    if (errorType === 'Runtime.HandlerNotFound') return new UsageError(`--lambda ${lambda.handler}: ${line}`);
+    return new CommandError(`the function failed at init: ${line}`, { code: 'APP_FAILED', details: { stderr: stderrTail() } });
+  }
+  if (what.type === 'attach-failed') {
+    return new CommandError(`could not attach the profiler to pid ${what.pid} over 127.0.0.1: ${what.error.message}`, { code: 'ATTACH_FAILED' });
+  }
+  if (what.type === 'timeout') {
+    if (until.mode === 'duration') return new CommandError(`no Node process of the app started within ${timeoutMs / 1000}s (--timeout)`, { code: 'TIMEOUT' });
+    if (lambda) return new CommandError(`the function's runtime did not ${lambda.event === undefined ? 'finish init (ask the Runtime API for an event)' : 'answer its first invocation'} within ${timeoutMs / 1000}s (--timeout)`, { code: 'TIMEOUT' });
+    const hint = until.mode === 'listen' ? ' (use --until 10s to profile an app that never listens)' : '';
+    const moment = until.mode === 'exit' ? 'exit' : until.mode === 'http' ? `answer ${until.url} with a 2xx after it listened` : 'listen';
+    return new CommandError(`the app did not ${moment} within ${timeoutMs / 1000}s (--timeout)${hint}`, { code: 'TIMEOUT' });
+  }
+  // The tree ended before any process reached the ready moment.
+  const { exit } = what;
+  if (exit.error) return new CommandError(`could not start "${command[0]}": ${exit.error.message}`, { code: 'SPAWN' });
+  if (!timingOnly && !heardFrom) {
+    const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+    const tail = errorLine(stderrTail());
+    return new CommandError(`no Node process of the app started: "${command[0]}" ended (${how})${tail ? ': ' + tail : ''}`,
+      { code: 'APP_FAILED', details: { exitCode: exit.code, signal: exit.signal, stderr: stderrTail() } });
+  }
+  if (exit.code === 0 && until.mode !== 'exit') {
+    return new CommandError('the app exited (code 0) without listening; use --until exit for a script that ends by itself', { code: 'EXIT_WITHOUT_LISTEN' });
+  }
+  const when = until.mode === 'exit' ? 'before its exit could be recorded' : lambda ? 'before its init ended' : 'before listening';
+  return crashError(exit, stderrTail(), when);
+}
+
+function crashError(exit, tail, when) {
+  const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+  const inUse = tail.some((l) => /EADDRINUSE/.test(l));
+  // Node's message names the address ("listen EADDRINUSE: address already in use :::3000"); when
+  // a long stack pushed it out of the tail, the error's own fields still say "port: 3000".
+  const address = tail.map((l) => /EADDRINUSE\b.*?([\w.:[\]]*:\d+)\s*$/.exec(l)).find(Boolean)
+    || tail.map((l) => /^\s*port: (\d+)/.exec(l)).find(Boolean);
+  const reason = inUse ? `port already in use${address ? ` (${/^\d+$/.test(address[1]) ? 'port ' : ''}${address[1]})` : ''}` : '';
+  const msg = `the app failed ${when} (${how})${reason ? ': ' + reason : ''}${!reason && tail.length ? ': ' + errorLine(tail) : ''}`;
+  return new CommandError(msg, { code: inUse ? 'EADDRINUSE' : 'APP_FAILED', details: { exitCode: exit.code, signal: exit.signal, stderr: tail } });
+}
+
+/** The most telling stderr line: the thrown error if there is one, else the last line. */
+function errorLine(tail) {
+  const lines = tail.map((l) => l.trim()).filter((l) => l && !/^Node\.js v\d/.test(l));
+  const thrown = [...lines].reverse().find((l) => /^([A-Z]\w*)?(Error|Exception)\b.*:/.test(l) || /^Uncaught /.test(l));
+  return thrown || lines[lines.length - 1] || '';
+}
+
+module.exports = { captureFailure, errorLine };

@@ -1,0 +1,109 @@
+'use strict';
+// The CaptureResult (DESIGN.md) built from what the ready process's agent handed over: its payload,
+// its CPU profile, its ancestors' data and the functions that ran. Plain data in and out, but for
+// the file system reads that find the app root and the files the app needs to start.
+const os = require('os');
+const path = require('path');
+const { collectFiles, findRoot } = require('./startup-files.js');
+const { trimProfile } = require('./trim-profile.js');
+const { moduleRecords } = require('./module-records.js');
+const { isNode } = require('../node-command.js');
+const { findPackageBin } = require('../package-bin.js');
+
+/**
+ * What one capture ran, as the result names it.
+ * @typedef {{command: string[], cwd: string, root?: string, until: {mode: string, ms?: number, url?: string},
+ *   lambda?: {handler: string, event?: any}}} CaptureRun
+ */
+
+/** @param {CaptureRun} run */
+function untilLabel(run) {
+  const { until, lambda } = run;
+  if (lambda) return lambda.event === undefined ? 'lambda init' : 'lambda first invocation';
+  if (until.mode === 'duration') return `${until.ms}ms`;
+  return until.mode === 'http' ? until.url : until.mode;
+}
+
+/** The fields every result starts with, a timing-only one included. */
+function resultHead(run) {
+  return { command: run.command, cwd: run.cwd, node: process.version, until: untilLabel(run), partial: false };
+}
+
+/** A timing-only run (benchmarks): the ready moment its agent wrote to the channel. */
+function timedResult(payload, run, outsideMs) {
+  return {
+    ...resultHead(run), timingOnly: true,
+    pid: payload.pid, readyAt: payload.readyAt, outsideMs,
+    exitCode: payload.exitCode, address: payload.address || null,
+    lazyLoaded: payload.lazyLoaded, // with a COLDSTART_LAZY stand-in: when it was first touched
+  };
+}
+
+/**
+ * @param {object} payload what the ready process's agent recorded
+ * @param {CaptureRun} run
+ * @param {{profile?: object, partial?: boolean, ancestors?: object[], covered?: object[]}} taken
+ */
+function captureResult(payload, run, { profile: rawProfile = null, partial = false, ancestors = [], covered = null } = {}) {
+  const { command, cwd } = run;
+  const cpuProfile = rawProfile && trimProfile(rawProfile, payload.resumeUs, payload.readyUs);
+  // A Lambda function's main file is the runtime client's: its code is the task root's.
+  const root = run.root ? path.resolve(cwd, run.root) : run.lambda ? cwd : findRoot(payload.mainFile, cwd);
+  // Times from the ready process alone; ES modules no hook timed take their evaluation from its profile.
+  const modules = moduleRecords(payload, { profile: cpuProfile, clock: { startUs: payload.startUs, pausedUs: payload.pausedUs } });
+  // The files: of its ancestors too (their own records), else of these same modules.
+  const bin = !isNode(command[0]) && findPackageBin(command[0], cwd);
+  const collected = collectFiles(withAncestors(payload, ancestors), root, ancestors.length ? undefined : modules, bin ? [bin.link] : []);
+  const { files, outsideRoot, resolutions, esmResolutions, requires } = collected;
+  const loadedFiles = new Set(modules.map((m) => m.file));
+  return {
+    command,
+    cwd,
+    root,
+    node: process.version,
+    appNode: payload.nodeVersion || null,
+    until: untilLabel(run),
+    reason: payload.reason,
+    readyAt: payload.readyAt,
+    cpuMs: payload.cpuMs ?? null,
+    runQueueMs: payload.runQueueMs ?? null,
+    // How busy the machine was around the run: the report says when it inflated the times.
+    machine: { loadAverage: os.loadavg().map((n) => Math.round(n * 100) / 100), cpus: os.availableParallelism() },
+    attachMs: payload.waitMs,
+    partial,
+    pid: payload.pid,
+    exitCode: payload.exitCode,
+    address: payload.address || null,
+    mainFile: payload.mainFile,
+    clock: { startUs: payload.startUs, pausedUs: payload.pausedUs, resumeUs: payload.resumeUs, readyUs: payload.readyUs },
+    profile: cpuProfile || undefined,
+    coverage: covered ? covered.filter((c) => loadedFiles.has(c.file)) : undefined,
+    modules,
+    builtins: payload.builtins,
+    served: payload.served || null,
+    files,
+    outsideRoot,
+    resolutions,
+    esmResolutions,
+    requires,
+    network: payload.network || null, // what startup waited on (network-record.cjs)
+  };
+}
+
+/** The ready process's data with its ancestors' loads and reads added (for the file list only). */
+function withAncestors(payload, ancestors) {
+  if (!ancestors.length) return payload;
+  const union = (key) => [payload, ...ancestors].flatMap((p) => p[key] || []);
+  return {
+    ...payload,
+    modules: union('modules'),
+    esm: union('esm'),
+    esmReads: union('esmReads'),
+    reads: union('reads'),
+    resolutions: union('resolutions'),
+    requires: union('requires'),
+    esmResolutions: union('esmResolutions'),
+  };
+}
+
+module.exports = { captureResult, timedResult, resultHead };

@@ -1,0 +1,199 @@
+'use strict';
+// Which modules the app loads before its ready moment and what each costs: CommonJS through the
+// loader's own functions (resolve and load, with a stack for self time), ES modules through loader
+// hooks (esm-timing.cjs) and marks around their evaluation. Runs inside the app: built-ins only.
+const { readFileSync } = require('fs'); // taken before the app's reads are recorded: not one of them
+const path = require('path');
+const Module = require('module');
+
+/**
+ * Decides on ES module hooks and patches the CommonJS loader; recordEsm() then installs the hooks.
+ * @param {{recording: boolean, stack: object[]}} state shared with the file reads: recording ends
+ *   at the ready moment; the stack holds the CommonJS modules loading now
+ * @param {{hrNow: () => number, cpuNow: () => number}} clock µs: wall (the CPU profile's clock), CPU used
+ */
+function recordModules(state, { hrNow, cpuNow }) {
+  // In-thread hooks (Node 22.15+) cost nothing to start and see every ES module, those require()
+  // loads included: always on. The hooks thread of Node 20 costs ~25 ms and does not see require(esm).
+  const inThreadHooks = typeof Module.registerHooks === 'function';
+  const esmHooks = wantEsmHooks(inThreadHooks);
+  const esmTiming = esmHooks && inThreadHooks ? require('./esm-timing.cjs') : null;
+  const hooksThread = esmHooks && !inThreadHooks ? require('./esm-hooks-thread.cjs') : null;
+  let esmInThread = null; // those hooks, once registered
+  let esmThread = null; // the hooks thread, once started
+  let lastResolve = null;
+  const modules = [];
+  const builtins = new Set();
+  const resolutions = [];
+  const requires = [];
+  const esm = [];
+  const esmResolutions = [];
+  const esmMarks = new Map(); // url -> when its evaluation began and ended
+
+  // CommonJS: time resolve and load of every module, with a stack for self time.
+  const origResolve = Module._resolveFilename;
+  Module._resolveFilename = function coldstartResolve(request, parent, isMain, options) {
+    if (!state.recording) return origResolve.apply(this, arguments);
+    const t = hrNow();
+    const c = cpuNow();
+    const filename = origResolve.apply(this, arguments);
+    lastResolve = { filename, us: hrNow() - t, cpuUs: cpuNow() - c };
+    // (requesting directory, request) -> file: what `start --mode memory` replays without stats.
+    // Node 22 passes { conditions } on every require; only `paths` makes a lookup special.
+    if (parent && !(options && options.paths) && typeof request === 'string' && path.isAbsolute(filename)) {
+      const from = parent.path || (parent.filename && path.dirname(parent.filename));
+      if (from) resolutions.push([from, request, filename]);
+    }
+    return filename;
+  };
+
+  const origLoad = Module._load;
+  Module._load = function coldstartLoadRequest(request, parent) {
+    if (state.recording && typeof request === 'string') {
+      if (Module.isBuiltin(request)) builtins.add(request.startsWith('node:') ? request : `node:${request}`);
+      // Every require of every file, a module already loaded included (Node then skips resolution):
+      // advice that defers a module must name each file that loads it.
+      else if (parent && parent.filename) requires.push([parent.filename, request]);
+    }
+    return origLoad.apply(this, arguments);
+  };
+
+  const origModuleLoad = Module.prototype.load;
+  Module.prototype.load = function coldstartModuleLoad(filename) {
+    if (!state.recording) return origModuleLoad.apply(this, arguments);
+    if (esmInThread) esmInThread.cut();
+    const t0 = hrNow();
+    const c0 = cpuNow();
+    const lr = lastResolve;
+    const resolved = lr && lr.filename === filename;
+    const resolveUs = resolved ? lr.us : 0;
+    lastResolve = null;
+    const top = state.stack[state.stack.length - 1];
+    const rec = {
+      file: filename,
+      kind: kindOf(filename),
+      parent: top ? top.file : (this.parent && this.parent.filename) || null,
+      startUs: t0 - resolveUs,
+      resolveUs,
+      childUs: 0,
+      endUs: 0,
+      cpuUs: resolved ? lr.cpuUs - c0 : -c0, // the CPU clock's reading at the start, subtracted
+      childCpuUs: 0,
+    };
+    state.stack.push(rec);
+    try {
+      return origModuleLoad.apply(this, arguments);
+    } finally {
+      state.stack.pop();
+      rec.endUs = hrNow();
+      rec.cpuUs += cpuNow();
+      if (top) {
+        top.childUs += rec.endUs - rec.startUs;
+        top.childCpuUs += rec.cpuUs;
+      }
+      modules.push(rec);
+    }
+  };
+
+  function noteEsm(record) {
+    if (!state.recording) return;
+    if (record.type === 'resolve') esmResolutions.push([record.parent, record.specifier, record.file]);
+    else esm.push(record);
+  }
+
+  // Loader hooks time ES modules' resolve and load; these marks time their evaluation.
+  function recordEsm() {
+    globalThis[Symbol.for('coldstart.esm')] = {
+      enter(url) {
+        if (!state.recording) return;
+        if (esmInThread) esmInThread.cut();
+        esmMarks.set(url, { enterUs: hrNow(), leaveUs: 0 });
+      },
+      leave(url) { const m = esmMarks.get(url); if (m && state.recording) m.leaveUs = hrNow(); },
+    };
+    if (esmTiming) {
+      esmInThread = esmTiming.esmTimingHooks(noteEsm);
+      Module.registerHooks({ resolve: esmInThread.resolve, load: esmInThread.load }); // in-thread: no hooks thread to start
+    } else if (hooksThread) esmThread = hooksThread.startHooksThread();
+  }
+
+  /** Takes in the records the hooks thread sent that this thread has not read yet. */
+  function drainEsm() {
+    if (esmThread) esmThread.drain(noteEsm);
+  }
+
+  /** What was recorded, times in ms since the process started (msSinceStart). */
+  function records(msSinceStart) {
+    return {
+      modules: modules.map((m) => ({
+        file: m.file,
+        kind: m.kind,
+        parent: m.parent,
+        startMs: msSinceStart(m.startUs),
+        resolveMs: m.resolveUs / 1000,
+        inclusiveMs: (m.endUs - m.startUs) / 1000,
+        childMs: m.childUs / 1000,
+        cpuMs: m.cpuUs / 1000,
+        childCpuMs: m.childCpuUs / 1000,
+      })),
+      esm: esm.map((e) => {
+        const mark = esmMarks.get(e.url);
+        return {
+          ...e,
+          startMs: msSinceStart(e.startUs),
+          resolveStartMs: e.resolveStartUs == null ? null : msSinceStart(e.resolveStartUs),
+          loadStartMs: e.loadStartUs == null ? null : msSinceStart(e.loadStartUs),
+          compiledMs: e.compiledUs == null ? null : (e.compiledUs - e.loadStartUs) / 1000,
+          importWindows: e.importsUs ? e.importsUs.map(([from, to]) => [msSinceStart(from), msSinceStart(to)]) : [],
+          importsUs: undefined,
+          evalStartMs: mark ? msSinceStart(mark.enterUs) : null,
+          evalMs: mark && mark.leaveUs ? (mark.leaveUs - mark.enterUs) / 1000 : null,
+        };
+      }),
+      builtins: [...builtins].sort(),
+      resolutions,
+      requires,
+      esmResolutions,
+    };
+  }
+
+  return { esmTimed: Boolean(esmTiming), recordEsm, drainEsm, records };
+}
+
+function wantEsmHooks(inThreadHooks) {
+  const mode = process.env.COLDSTART_ESM || 'auto';
+  if (mode === 'always') return true;
+  if (mode === 'never') return false;
+  if (inThreadHooks) return true;
+  // A hooks thread costs ~25 ms on Node 20: only pay for it when the app is ESM.
+  const flags = [...process.execArgv, process.env.NODE_OPTIONS || ''].join(' ');
+  if (/--(import|loader|experimental-loader)\b/.test(flags)) return true;
+  const entry = process.argv[1];
+  if (!entry) return false;
+  if (/\.(mjs|mts)$/.test(entry)) return true;
+  if (/\.(cjs|cts|json)$/.test(entry)) return false;
+  return nearestPackageType(path.resolve(entry)) === 'module';
+}
+
+function kindOf(filename) {
+  if (filename.endsWith('.json')) return 'json';
+  if (filename.endsWith('.node')) return 'addon';
+  if (filename.endsWith('.mjs')) return 'esm'; // require(esm)
+  return 'cjs';
+}
+
+function nearestPackageType(file) {
+  let dir = path.dirname(file);
+  for (;;) {
+    try {
+      return JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).type || 'commonjs';
+    } catch (err) {
+      if (err.code !== 'ENOENT' && err.code !== 'ENOTDIR') return 'commonjs';
+    }
+    const up = path.dirname(dir);
+    if (up === dir || path.basename(dir) === 'node_modules') return 'commonjs';
+    dir = up;
+  }
+}
+
+module.exports = { recordModules };

@@ -1,0 +1,44 @@
+'use strict';
+// The agent of a timed run (bench, check, bundle's verification, --verify-advice): the ready moment
+// only, no inspector and no hooks, one file written to the CLI's channel. agent.cjs loads it under
+// COLDSTART_TIMING=1 and hands it the channel's primitives.
+const { readyMoment, onReadyMoment } = require('./ready-moment.cjs');
+
+/** @param {{writeChannelFile: Function, cliWatcher: Function, leaveChannel: Function}} channel */
+function startTimingOnly({ writeChannelFile, cliWatcher, leaveChannel }) {
+  const until = readyMoment();
+  // profile --verify-advice: some requires of the app made lazy (lazy-stand-in.cjs, its LAZY_ENV;
+  // named here so that the file loads only when it is used).
+  const lazySpec = process.env.COLDSTART_LAZY;
+  const lazy = lazySpec ? require('./lazy-stand-in.cjs').installStandIns(lazySpec, () => performance.now()) : null;
+  let done = false;
+  const report = (reason, extra) => {
+    if (done) return;
+    done = true;
+    const readyAt = performance.now();
+    writeChannelFile(`${process.pid}.ready.json`, { pid: process.pid, reason, readyAt, ...extra, ...(lazy ? { lazyLoaded: lazy.loaded().slice() } : {}) });
+  };
+  globalThis[Symbol.for('coldstart.agent')] = { timingOnly: true };
+  // A CLI killed during its timed runs (check, bench, bundle's verification) cannot end the app:
+  // it ends itself, its children with it.
+  const cliAlive = cliWatcher(Number(process.env.COLDSTART_CLI_PID));
+  setInterval(() => {
+    if (cliAlive()) return;
+    leaveChannel([`${process.pid}.ready.json`, `${process.pid}.ready.json.tmp`, `${process.pid}.clock.json`, `${process.pid}.clock.json.tmp`]);
+    process.exit(1);
+  }, 250).unref();
+  if (until === 'exit') process.on('exit', (code) => report('exit', { exitCode: code }));
+  else if (until === 'lambda') {
+    // The ready moment is the Runtime API's (the CLI's): it needs this process's start on its clock.
+    const startUs = Number(process.hrtime.bigint() / 1000n) - Math.round(performance.now() * 1000);
+    writeChannelFile(`${process.pid}.clock.json`, { pid: process.pid, startUs });
+  } else {
+    onReadyMoment(until, (server) => {
+      let address = null;
+      try { address = server.address(); } catch { /* closed already */ }
+      report(until === 'listen' ? 'listen' : 'probe', { address });
+    });
+  }
+}
+
+module.exports = { startTimingOnly };
