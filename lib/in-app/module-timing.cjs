@@ -172,7 +172,8 @@ function wantEsmHooks(inThreadHooks) {
   if (!entry) return false;
   if (/\.(mjs|mts)$/.test(entry)) return true;
   if (/\.(cjs|cts|json)$/.test(entry)) return false;
-  return nearestPackageType(path.resolve(entry)) === 'module';
+  // The reader pack classifies files with, given the agent's unrecorded read.
+  return require('./package-type.cjs').packageTypeReader(readFileSync)(path.resolve(entry)) === 'module';
 }
 
 function kindOf(filename) {
@@ -180,20 +181,6 @@ function kindOf(filename) {
   if (filename.endsWith('.node')) return 'addon';
   if (filename.endsWith('.mjs')) return 'esm'; // require(esm)
   return 'cjs';
-}
-
-function nearestPackageType(file) {
-  let dir = path.dirname(file);
-  for (;;) {
-    try {
-      return JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).type || 'commonjs';
-    } catch (err) {
-      if (err.code !== 'ENOENT' && err.code !== 'ENOTDIR') return 'commonjs';
-    }
-    const up = path.dirname(dir);
-    if (up === dir || path.basename(dir) === 'node_modules') return 'commonjs';
-    dir = up;
-  }
 }
 
 module.exports = { recordModules };
