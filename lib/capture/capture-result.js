@@ -7,13 +7,12 @@ const path = require('path');
 const { collectFiles, findRoot } = require('./startup-files.js');
 const { trimProfile } = require('./trim-profile.js');
 const { moduleRecords } = require('./module-records.js');
-const { isNode } = require('../node-command.js');
-const { findPackageBin } = require('../package-bin.js');
 
 /**
  * What one capture ran, as the result names it.
  * @typedef {{command: string[], cwd: string, root?: string, until: {mode: string, ms?: number, url?: string},
- *   lambda?: {handler: string, event?: any}}} CaptureRun
+ *   lambda?: {handler: string, event?: any}, commandFiles?: string[]}} CaptureRun commandFiles: what
+ *   launch.js found the command by (a package binary's node_modules/.bin link)
  */
 
 /** @param {CaptureRun} run */
@@ -52,8 +51,7 @@ function captureResult(payload, run, { profile: rawProfile = null, partial = fal
   // Times from the ready process alone; ES modules no hook timed take their evaluation from its profile.
   const modules = moduleRecords(payload, { profile: cpuProfile, clock: { startUs: payload.startUs, pausedUs: payload.pausedUs } });
   // The files: of its ancestors too (their own records), else of these same modules.
-  const bin = !isNode(command[0]) && findPackageBin(command[0], cwd);
-  const collected = collectFiles(withAncestors(payload, ancestors), root, ancestors.length ? undefined : modules, bin ? [bin.link] : []);
+  const collected = collectFiles(withAncestors(payload, ancestors), root, ancestors.length ? undefined : modules, run.commandFiles || []);
   const { files, outsideRoot, resolutions, esmResolutions, requires } = collected;
   const loadedFiles = new Set(modules.map((m) => m.file));
   return {

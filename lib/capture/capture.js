@@ -91,6 +91,7 @@ async function capture(options) {
     stdout: options.stdout,
     stderr: options.stderr,
   });
+  run.commandFiles = proc.commandFiles;
   // The agent of every Node process in the tree announces itself in the channel.
   const tree = followProcessTree({
     channel, spawnedAt, end,

@@ -6,7 +6,7 @@ const fs = require('fs');
 const path = require('path');
 
 const { isNode } = require('../node-command.js');
-const { packageBin } = require('../package-bin.js');
+const { findPackageBin } = require('../package-bin.js');
 const { UNTIL_ENV } = require('../in-app/ready-moment.cjs');
 const { startTicks, sameProcess } = require('../in-app/process-start.cjs');
 
@@ -56,7 +56,7 @@ function lineFilter(onLine) {
  * @param {{command: string[], cwd: string, env: object, channel: string, until: string,
  *          esm?: string, timingOnly?: boolean, settleMs?: number, afterMs?: number,
  *          stdout?: NodeJS.WritableStream, stderr?: NodeJS.WritableStream}} opts
- * @returns {{child, done: Promise<{code, signal}>, stderrTail: () => string[], kill: (pids?) => Promise<void>}}
+ * @returns {{child, done: Promise<{code, signal}>, stderrTail: () => string[], kill: (pids?) => Promise<void>, commandFiles: string[]}}
  */
 function launch(opts) {
   const env = {
@@ -74,8 +74,8 @@ function launch(opts) {
 
   // A package binary of the app (functions-framework, next), found as npx and npm scripts find it,
   // run by the node on PATH as its `#!/usr/bin/env node` line would (images may have no env).
-  const bin = !isNode(opts.command[0]) && packageBin(opts.command[0], opts.cwd);
-  const [file, ...args] = bin ? ['node', bin, ...opts.command.slice(1)] : opts.command;
+  const bin = isNode(opts.command[0]) ? null : findPackageBin(opts.command[0], opts.cwd);
+  const [file, ...args] = bin ? ['node', bin.file, ...opts.command.slice(1)] : opts.command;
   const child = spawn(file, args, {
     cwd: opts.cwd,
     env,
@@ -147,7 +147,8 @@ function launch(opts) {
     await Promise.race([done, new Promise((r) => setTimeout(r, 1000))]);
   }
 
-  return { child, done, stderrTail: () => tail.slice(), kill };
+  // What the command was found by (a package binary's .bin link): the archive needs it to start the same way.
+  return { child, done, stderrTail: () => tail.slice(), kill, commandFiles: bin ? [bin.link] : [] };
 }
 
 /** Every process below the given ones, from /proc (Linux; elsewhere none are found). */

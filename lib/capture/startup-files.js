@@ -25,7 +25,7 @@ function findRoot(mainFile, cwd) {
   if (modules > 0) return parts.slice(0, modules).join(path.sep) || path.sep;
   let dir = path.dirname(file);
   for (;;) {
-    if (path.basename(dir) !== 'node_modules' && fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
     const up = path.dirname(dir);
     if (up === dir) return cwd;
     dir = up;
