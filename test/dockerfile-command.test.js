@@ -316,7 +316,7 @@ test('--lambda: a function image whose run stage has the runtime client start th
     'node_modules/aws-lambda-ric/index.mjs': '',
   });
   const d = await describe(dir, '--lambda', 'handler.handler', '--event', 'event.json');
-  assert.deepEqual(d.lambda, { handler: 'handler.handler', file: 'handler.js', event: 'event.json', runtimeClient: 'node_modules/aws-lambda-ric/index.mjs' });
+  assert.deepEqual(d.lambda, { handler: 'handler.handler', file: 'handler.js', name: 'handler', event: 'event.json', runtimeClient: 'node_modules/aws-lambda-ric/index.mjs' });
   const { stdout } = await dockerfileText(dir, '--lambda', 'handler.js:handler', '--event', 'event.json');
   assert.match(stdout, /^WORKDIR \/var\/task$/m);
   assert.match(stdout, /^RUN node node_modules\/coldstart\/bin\/coldstart\.js pack --lambda handler\.js:handler --event event\.json --out \/var\/task\/startup\.tar$/m);

@@ -222,10 +222,10 @@ function imageName(manifest) {
  */
 function lambdaFunction(root, spec, event) {
   const { parseLambdaHandler, runtimeClient, readEvent } = require('../capture/lambda-function.js');
-  const { handler, file } = parseLambdaHandler(spec, root);
+  const { handler, file, name } = parseLambdaHandler(spec, root);
   if (event != null) readEvent(event, root);
   const posix = (p) => path.relative(root, path.resolve(root, p)).split(path.sep).join('/');
-  return { handler, file: posix(file), event: event != null ? posix(event) : null, runtimeClient: posix(runtimeClient(root)) };
+  return { handler, file: posix(file), name, event: event != null ? posix(event) : null, runtimeClient: posix(runtimeClient(root)) };
 }
 
 /**
@@ -235,7 +235,7 @@ function lambdaFunction(root, spec, event) {
  *   runningNodeVersion?: string}} options lambda: a Lambda function's handler (handler.js:fn), event:
  *   the JSON file of its first invocation
  * @returns {{root: string, name: string, entry: ?string, entryFrom: string, binary: ?string,
- *   lambda: null|{handler: string, file: string, event: ?string, runtimeClient: string},
+ *   lambda: null|{handler: string, file: string, name: string, event: ?string, runtimeClient: string},
  *   appCommand: string[], nodeFlags: string[],
  *   appArgs: string[], packageManager: {name: 'npm'|'yarn'|'pnpm', lockfile: string|null},
  *   node: {major: number, from: string, range: string|null},

@@ -94,8 +94,8 @@ const TASK_ROOT = '/var/task';
 // A Lambda function's image: pack runs its init (and first event) under coldstart's Runtime API;
 // the run stage has the runtime interface client start the handler with the preload in NODE_OPTIONS.
 function lambdaStages(description, { appSource, n }) {
-  const { handler, event, runtimeClient } = description.lambda;
-  const spec = `${description.entry}:${handler.slice(handler.lastIndexOf('.') + 1)}`;
+  const { handler, file, name, event, runtimeClient } = description.lambda;
+  const spec = `${file}:${name}`;
   const packCommand = ['node', description.coldstartBin, 'pack', '--lambda', spec, ...(event ? ['--event', event] : []), '--out', `${TASK_ROOT}/startup.tar`];
   return [
     `# ${n}. Pack: run the function's init${event ? ` and its first invocation (the event in ${event})` : ''} once, against a Lambda`,
