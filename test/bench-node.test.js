@@ -10,6 +10,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { runCli, spawnCli, waitFor, isAlive } = require('./helpers/app.js');
+const { roundsOf } = require('./helpers/rounds.js');
 const { renderText } = require('../lib/commands/bench.js');
 const { installNode, nodeCacheDir } = require('../lib/bench/node-install.js');
 const { versionOf } = require('../lib/bench/node-versions.js');
@@ -76,13 +77,14 @@ test('bench --node 22,24,<path>: each series runs on its Node, runs alternate, c
   assert.deepEqual(result.series.map((s) => s.node.entry), [...SPECS, process.execPath]);
   assert.deepEqual(result.series.slice(0, 2).map((s) => fs.realpathSync(s.node.binary)), binaries.map((b) => fs.realpathSync(b)));
 
-  // Each round starts one further on: 22 24 path, 24 path 22, ... (the warm-up round first).
-  const turned = (round) => [0, 1, 2].map((i) => (i + round) % 3);
-  const rounds = Array.from({ length: 1 + RUNS }, (_, round) => turned(round));
+  // Each round runs the app once on each Node (the warm-up round first), in the order the runner reports.
   const log = readLog();
-  assert.deepEqual(log.map(([app]) => app), rounds.flat().map((i) => versions[i]), 'the app ran on each Node in turn');
-  assert.deepEqual(log.map(([, child]) => child), log.map(([app]) => app), "the app's own `node` child ran on the same Node");
-  assert.deepEqual(result.order, rounds.slice(1).flat(), 'the runner reports the same order');
+  const ran = log.map(([app]) => app);
+  const rounds = roundsOf(ran, versions.length);
+  assert.equal(rounds.length, 1 + RUNS, ran.join(' '));
+  for (const round of rounds) assert.deepEqual([...round].sort(), [...versions].sort(), `each round runs every Node once: ${ran.join(' ')}`);
+  assert.deepEqual(log.map(([, child]) => child), ran, "the app's own `node` child ran on the same Node");
+  assert.deepEqual(result.order.map((i) => versions[i]), ran.slice(versions.length), 'the runner reports the order they ran in');
 
   for (const s of result.series) {
     assert.equal(s.inside.length, RUNS);

@@ -135,7 +135,7 @@ async function dockerSample(series, { until, timeoutMs }) {
  *   inside: number[], outside: number[], stats: {inside: ?object, outside: object}}[],
  *   comparisons: ReturnType<typeof compareSeries>}>}
  *   inside is empty (and its stats null) for containers: there the time is measured outside only;
- *   order is the index of the series of each counted run, in the order they ran (0, 1, 2, 0, 1, 2, ...)
+ *   order is the index of the series of each counted run, in the order they ran (each round's order drawn at random)
  */
 async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, timeoutMs = 60_000, signal, force, onProgress }) {
   if (!Array.isArray(series) || series.length === 0) throw new UsageError('nothing to benchmark');

@@ -1,8 +1,11 @@
 'use strict';
 // The one way coldstart times two or more ways of starting: round after round, one run of each
-// variant in turn, so a slow spell of a shared machine falls on all of them alike; each round starts
-// one variant further on (a b, b a, a b, ...), so no variant always runs first or always follows
-// the same other one (a machine's rhythm in step with the rounds falls on all alike too). bench, check,
+// variant, so a slow spell of a shared machine falls on all of them alike; each round in an order
+// drawn at random, so no variant always runs first or follows the same other one, and no rhythm
+// of the machine can fall on one variant more than by chance. A fixed pattern does not do that:
+// turning the order by one each round (a b, b a, a b, ...) puts a variant at the same places of
+// every four runs, where anything the machine does every few runs (a collector in this process
+// after the same allocations each run) lands on it alone. bench, check,
 // bundle's verification and profile --verify-advice all measure through it; lib/stats.js judges
 // the samples. A variant's run is the caller's (a capture, a container, a bare process): this
 // module only orders the runs, keeps what they gave, and stops when told.
@@ -20,23 +23,31 @@ const STOP = Symbol('coldstart.measure.stop');
 /** A run resolved to `{ [DROP]: reason }`: that variant takes no further part. */
 const DROP = Symbol('coldstart.measure.drop');
 
-/** Round `index`'s order: the live variants turned by `index` places. */
-const turned = (variants, index) => variants.map((_, i) => variants[(i + index) % variants.length]);
+/** A round's order: the live variants shuffled (Fisher-Yates). */
+function shuffled(variants, random) {
+  const order = [...variants];
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  return order;
+}
 
 /**
- * Runs `warmup` uncounted rounds, then `rounds` counted ones, each in the order of the one before
- * turned by one; with `more`, counted rounds go on
+ * Runs `warmup` uncounted rounds, then `rounds` counted ones, each in an order drawn at random;
+ * with `more`, counted rounds go on
  * one at a time while more.needed(samples) says the samples cannot decide yet, up to more.atMost.
  * @param {{ variants: Variant[], rounds: number, warmup?: number, signal?: AbortSignal,
- *   more?: { atMost: number, needed: (samples: Object<string, any[]>) => boolean },
+ *   more?: { atMost: number, needed: (samples: Object<string, any[]>) => boolean }, random?: () => number,
  *   onRun?: (p: { round: number, rounds: number, variant: string, warmup: boolean, done: number }) => void }} options
- *   signal: checked before each run; when aborted the runs stop, marked partial
+ *   signal: checked before each run; when aborted the runs stop, marked partial; random: [0, 1)
+ *   numbers that draw the orders (Math.random)
  * @returns {Promise<{ rounds: number, partial: boolean, samples: Object<string, any[]>,
  *   dropped: Object<string, string>, order: Array<{ variant: string, round: number, startedMs: number, value: any }> }>}
  *   rounds: the counted rounds completed; samples by variant name in the order they ran; order:
  *   every counted run as it ran (startedMs since the first counted one), with its sample
  */
-async function alternateRuns({ variants, rounds, warmup = 0, signal, more = null, onRun = () => {} }) {
+async function alternateRuns({ variants, rounds, warmup = 0, signal, more = null, random = Math.random, onRun = () => {} }) {
   if (!Array.isArray(variants) || !variants.length) throw new TypeError('alternateRuns: no variants');
   const samples = Object.fromEntries(variants.map((v) => [v.name, []]));
   const dropped = {};
@@ -48,7 +59,7 @@ async function alternateRuns({ variants, rounds, warmup = 0, signal, more = null
   const target = () => (more && completed >= rounds && completed < more.atMost && live().length && more.needed(samples) ? completed + 1 : rounds);
 
   const round = async (index, isWarmup) => {
-    for (const variant of turned(live(), isWarmup ? index : index + warmup)) {
+    for (const variant of shuffled(live(), random)) {
       if (signal && signal.aborted) return false;
       const startedAt = performance.now();
       const result = await variant.run({ round: index, warmup: isWarmup });
