@@ -206,14 +206,14 @@ function loadedBy(dir, args, env = {}) {
 }
 
 // Bounds on what start loads before the app runs. The plain archive's bound is start's promise
-// (at most 8 files, 1,200 lines); the code cache adds its compile wrapper (lib/start/code-cache.js).
+// (at most 8 files, 1,250 lines); the code cache adds its compile wrapper (lib/start/code-cache.js).
 const START_BOUNDS = {
-  plain: { files: 8, lines: 1200 },
+  plain: { files: 8, lines: 1250 },
   'code cache': { files: 10, lines: 1500 },
 };
-const START_FILES = /^lib\/(start\/[\w-]+\.js|(archive-format|node-command|format-bytes)\.js)$/;
+const START_FILES = /^lib\/(start\/[\w-]+\.js|(archive-format|node-command|format-units)\.js)$/;
 
-test('house: coldstart start loads at most 8 files of lib/ (1,200 lines) for a plain archive, 10 (1,500) with a code cache; only lib/start/ and the few shared ones, nothing of capture, pack, report or yargs', async (t) => {
+test('house: coldstart start loads at most 8 files of lib/ (1,250 lines) for a plain archive, 10 (1,500) with a code cache; only lib/start/ and the few shared ones, nothing of capture, pack, report or yargs', async (t) => {
   const dir = countingApp();
   try {
     const archives = { plain: [], 'code cache': ['--code-cache'] };

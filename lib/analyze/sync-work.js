@@ -10,6 +10,7 @@ const { fileOfUrl, isUserFrame, timedSamples } = require('./cpuprofile-categorie
 const { isOwnCode } = require('./own-code.js');
 const { sourceSitesOf } = require('./source-sites.js');
 const { packageOf } = require('../package-name.js');
+const { formatMs } = require('../format-units.js');
 
 // The evidence a finding needs: this much on-CPU time, in at least this many samples (one sample
 // is wherever the thread happened to be; off-CPU gaps never count, see cpuprofile-categories.js).
@@ -94,7 +95,7 @@ function syncWork(result, options = {}) {
       estimatedMs: round(ms),
       samples: entry.samples,
       chain: chainOf(entry.stack, up, show).concat(entry.api),
-      evidence: `${ms.toFixed(1)} ms on the CPU in ${entry.api} called from ${show(file)}:${found[0].line} before ready (${entry.samples} CPU profile samples)`,
+      evidence: `${formatMs(ms)} ms on the CPU in ${entry.api} called from ${show(file)}:${found[0].line} before ready (${entry.samples} CPU profile samples)`,
       fix: fixFor(file, mod.fix, show),
     });
   }
@@ -167,7 +168,7 @@ function topLevelWork(entry, sitesOf, show, up) {
       estimatedMs: round(ms),
       samples,
       chain: chainOf(entry.node, up, show),
-      evidence: `${ms.toFixed(1)} ms on the CPU in the module's own top-level code at line ${line}, \`${call.callee}(…)\` (${samples} CPU profile samples)`,
+      evidence: `${formatMs(ms)} ms on the CPU in the module's own top-level code at line ${line}, \`${call.callee}(…)\` (${samples} CPU profile samples)`,
       fix: fixFor(file, TOP_LEVEL_FIX, show),
     });
   }

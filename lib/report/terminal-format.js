@@ -1,20 +1,12 @@
 'use strict';
 // The terminal toolkit every command prints with: one way to show a time (ms), a size, colour,
 // a table, and the progress of long work. Numbers read the same in every command's output.
-const { formatBytes } = require('../format-bytes.js');
-
-/** Milliseconds with the precision their size deserves: 1234, 56.7, 8.90; a dash when missing. */
-function formatMs(n) {
-  if (n === null || n === undefined) return '–';
-  if (n >= 100) return String(Math.round(n));
-  if (n >= 10) return n.toFixed(1);
-  return n.toFixed(2);
-}
+const { formatBytes, formatMs } = require('../format-units.js');
 
 /** A time with its unit: '1234 ms', '56.7 ms', '8.90 ms'; a dash when missing. */
 const ms = (n) => (n === null || n === undefined ? '–' : `${formatMs(n)} ms`);
 
-/** A size in decimal units: '1.2 MB' (the one spelling lives in lib/format-bytes.js, which start loads alone). */
+/** A size in decimal units: '1.2 MB' (the one spelling lives in lib/format-units.js, which start loads alone). */
 const size = formatBytes;
 
 const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;

@@ -117,9 +117,8 @@ function loadArchive(options, cwd, started) {
     return cwd;
   }
   if (!options.quiet) {
-    const ms = Math.round(performance.now() - started);
-    const { formatBytes } = require('../format-bytes.js');
-    writeLine(2, `coldstart: extracted ${result.files} files, ${formatBytes(result.bytes)} in ${ms} ms`);
+    const { formatBytes, formatMs } = require('../format-units.js');
+    writeLine(2, `coldstart: extracted ${result.files} files, ${formatBytes(result.bytes)} in ${formatMs(performance.now() - started)} ms`);
   }
   warnRefused(result.refused);
   globalThis[Symbol.for('coldstart.start')] = { mode: 'extract', verify: options.verify, codeCacheModules: 0, index: false };

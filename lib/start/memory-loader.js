@@ -49,8 +49,8 @@ function loadIntoMemory({ root, archive, verify, report, quiet, started, warn, w
   const codeCache = found.codeCache && cacheCompiler().fitsThisV8(index && index.codeCache, archive, warn) ? found.codeCache : null;
   const { stats } = installMemoryLoader({ root, archive, files, index, codeCache, recorder, verify, packedAtMs, report, warn });
   if (!quiet) {
-    const { formatBytes } = require('../format-bytes.js');
-    const ms = Math.round(performance.now() - started);
+    const { formatBytes, formatMs } = require('../format-units.js');
+    const ms = formatMs(performance.now() - started);
     const resolutions = index ? `${index.resolutions.length + (index.esmResolutions || []).length} resolutions`
       : '0 resolutions: no startup index, packed with --manifest or by hand, so Node resolves';
     const cached = stats.cacheModules ? `, code cache for ${stats.cacheModules} modules` : '';
