@@ -114,13 +114,15 @@ test('profile writes a cpuprofile, the startup file list and report.json; packag
   }
 });
 
-test('--json prints exactly one JSON document on stdout', async () => {
+test('--json prints exactly one JSON document on stdout; the built-ins are the app\'s own requires, none of coldstart\'s', async () => {
   const dir = copyFixture('plain-http');
   try {
     const { code, stdout, stderr } = await runCli(['profile', '--json', '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(code, 0, stderr);
     const doc = JSON.parse(stdout);
     assert.strictEqual(doc.until, 'listen');
+    // server.js requires http alone; the agent's own url and net (file reads, the ready moment) are not the app's.
+    assert.deepStrictEqual(doc.builtins, ['node:http']);
   } finally {
     rm(dir);
   }

@@ -6,6 +6,9 @@ const { readFileSync } = require('fs'); // taken before the app's reads are reco
 const path = require('path');
 const Module = require('module');
 
+// coldstart's own files in the app (this agent and what it loads later): their requires are not the app's.
+const OWN_FILES = path.join(__dirname, '..') + path.sep;
+
 /**
  * Decides on ES module hooks and patches the CommonJS loader; recordEsm() then installs the hooks.
  * @param {{recording: boolean, stack: object[]}} state shared with the file reads: recording ends
@@ -49,7 +52,7 @@ function recordModules(state, { hrNow, cpuNow }) {
 
   const origLoad = Module._load;
   Module._load = function coldstartLoadRequest(request, parent) {
-    if (state.recording && typeof request === 'string') {
+    if (state.recording && typeof request === 'string' && !(parent && parent.filename && parent.filename.startsWith(OWN_FILES))) {
       if (Module.isBuiltin(request)) builtins.add(request.startsWith('node:') ? request : `node:${request}`);
       // Every require of every file, a module already loaded included (Node then skips resolution):
       // advice that defers a module must name each file that loads it.
