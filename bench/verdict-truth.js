@@ -7,11 +7,14 @@
 //     or any package / module mover is listed;
 //   - check: a baseline recorded with `check -n 20 --update-baseline` in the same condition,
 //     then `check -n 10` of the unchanged app against it, M times; its verdict (pass /
-//     inconclusive / fail), shift interval, tolerance, movers listed, exit code.
+//     inconclusive / fail), shift interval, tolerance, movers listed, exit code;
+//   - check against itself: `check -n 6 --max-runs 12 --baseline-cmd '<the app command>'` of the
+//     unchanged app, K times (what test/check-busy-machine.test.js asks of CI: never a fail, movers
+//     rarely); each round's two runs in the order the engine draws.
 // Everything runs through the CLI (bin/coldstart.js), as CI would; reports go to a temp dir.
 // Prints markdown.
 //
-//   node bench/verdict-truth.js [--pairs 10] [--checks 3]
+//   node bench/verdict-truth.js [--pairs 10] [--checks 3] [--self-checks 6]   (0 leaves a part out)
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -19,6 +22,7 @@ const { spawn } = require('node:child_process');
 const { parseArgs } = require('node:util');
 const { describeMachine } = require('../lib/bench/runner.js');
 const { parseCount } = require('../lib/options.js');
+const { shellLine } = require('../lib/shell-words.js');
 const { startBusyLoops } = require('../test/helpers/busy-loops.js');
 
 const REPO = path.join(__dirname, '..');
@@ -124,9 +128,22 @@ async function checkRun(app, baseline, scratch, i, running) {
   };
 }
 
-async function measureApp(app, condition, { pairs, checks }, scratch, running, progress) {
+/** The baseline line of one check of the app against itself (--baseline-cmd, the same command). */
+async function selfCheck(app, i, running) {
+  const r = await coldstart(['check', '-n', '6', '--max-runs', '12', '--baseline-cmd', shellLine(app.command), '--json', '--', ...app.command], app.dir, running);
+  const j = parseJson(r, `check --baseline-cmd ${app.name} #${i + 1}`);
+  const c = (j.checks || []).find((x) => x.name === 'baseline') || {};
+  const diff = j.diff || {};
+  return {
+    run: i + 1, exit: r.code, verdict: c.verdict, actual: c.actual, low: c.low, high: c.high, limit: c.limit, runs: j.runs,
+    movers: (diff.packageMovers || []).length + (diff.moduleMovers || []).length,
+    moverNames: [...(diff.packageMovers || []).map((m) => m.name), ...(diff.moduleMovers || []).map((m) => path.relative(REPO, m.file || ''))],
+  };
+}
+
+async function measureApp(app, condition, { pairs, checks, selfChecks }, scratch, running, progress) {
   const dir = fs.mkdtempSync(path.join(scratch, `${app.name}-`));
-  const result = { app: app.name, condition: condition.name, pairs: [], checks: [], baseline: null, errors: [] };
+  const result = { app: app.name, condition: condition.name, pairs: [], checks: [], selfChecks: [], baseline: null, errors: [] };
   // One profile to warm the disk cache, discarded.
   await profile(app, path.join(dir, 'warm'), running).catch((err) => result.errors.push(`warm-up: ${err.message}`));
   fs.rmSync(path.join(dir, 'warm'), { recursive: true, force: true });
@@ -137,6 +154,18 @@ async function measureApp(app, condition, { pairs, checks }, scratch, running, p
     } catch (err) {
       result.errors.push(err.message);
     }
+  }
+  for (let i = 0; i < selfChecks; i++) {
+    progress(`${condition.name} · ${app.name}: check against itself ${i + 1}/${selfChecks}`);
+    try {
+      result.selfChecks.push(await selfCheck(app, i, running));
+    } catch (err) {
+      result.errors.push(err.message);
+    }
+  }
+  if (!checks) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    return result;
   }
   const baseline = path.join(dir, 'baseline.json');
   progress(`${condition.name} · ${app.name}: recording the baseline (-n 20)`);
@@ -173,7 +202,7 @@ function render({ machine, conditions, results, options, skipped, elapsedMs }) {
     '## Verdicts of an unchanged app: diff of two single profiles, check against a fresh baseline',
     '',
     `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.os}; Node ${machine.node}. `
-      + `${options.pairs} diff pairs and ${options.checks} checks (\`-n 10\` against a \`-n 20\` baseline) per app and condition; took ${(elapsedMs / 60000).toFixed(1)} min.`,
+      + `${options.pairs} diff pairs and ${options.checks} checks (\`-n 10\` against a \`-n 20\` baseline) per app and condition, and ${options.selfChecks} checks of the app against itself; took ${(elapsedMs / 60000).toFixed(1)} min.`,
     '',
     '| condition | load average (1, 5, 15 min) before | after |',
     '|---|---|---|',
@@ -213,18 +242,26 @@ function render({ machine, conditions, results, options, skipped, elapsedMs }) {
       const ctl = c.control ? `${ms(c.control.before)} → ${ms(c.control.after)} (${c.control.moved})` : '–';
       lines.push(`| ${r.app} | ${r.condition} | ${base} | ${c.run} | ${c.verdict} | ${c.exit} | ${signed(c.actual)} [${signed(c.low)}, ${signed(c.high)}] | ${ms(c.limit)} | ${ctl} | ${c.diffReady || '–'} | ${c.movers}${c.movers ? `: ${list(c.packageMovers)}${c.moduleMovers.length ? ` / ${list(c.moduleMovers, 2)}` : ''}` : ''} |`);
     }
-    if (!r.checks.length) lines.push(`| ${r.app} | ${r.condition} | ${base} | – | (no checks ran) | | | | | | |`);
+    if (!r.checks.length && options.checks) lines.push(`| ${r.app} | ${r.condition} | ${base} | – | (no checks ran) | | | | | | |`);
   }
 
+  lines.push('', '### check of the app against itself (`-n 6 --max-runs 12 --baseline-cmd` the same command)', '',
+    '| app | condition | # | verdict | exit | runs a side | shift [low, high] (ms) | tolerance | movers |',
+    '|---|---|---:|---|---:|---:|---|---:|---|');
+  for (const r of results) {
+    for (const c of r.selfChecks) lines.push(`| ${r.app} | ${r.condition} | ${c.run} | ${c.verdict} | ${c.exit} | ${c.runs} | ${signed(c.actual)} [${signed(c.low)}, ${signed(c.high)}] | ${ms(c.limit)} | ${c.movers ? `${c.movers}: ${list(c.moverNames)}` : '0'} |`);
+  }
   const pairs = results.flatMap((r) => r.pairs);
   const checks = results.flatMap((r) => r.checks);
   const count = (v) => checks.filter((c) => c.verdict === v).length;
   const byCondition = conditions.map((cond) => {
     const p = results.filter((r) => r.condition === cond.name).flatMap((r) => r.pairs);
     const c = results.filter((r) => r.condition === cond.name).flatMap((r) => r.checks);
-    const k = (v) => c.filter((x) => x.verdict === v).length;
+    const self = results.filter((r) => r.condition === cond.name).flatMap((r) => r.selfChecks);
+    const k = (v, of = c) => of.filter((x) => x.verdict === v).length;
     return `- ${cond.name}: diff ${p.filter((x) => !x.saidChange).length} of ${p.length} said no change; `
-      + `check pass ${k('pass')} / inconclusive ${k('inconclusive')} / fail ${k('fail')}, movers listed in ${c.filter((x) => x.movers > 0).length} of ${c.length}`;
+      + `check pass ${k('pass')} / inconclusive ${k('inconclusive')} / fail ${k('fail')}, movers listed in ${c.filter((x) => x.movers > 0).length} of ${c.length}; `
+      + `against itself pass ${k('pass', self)} / inconclusive ${k('inconclusive', self)} / fail ${k('fail', self)}, movers listed in ${self.filter((x) => x.movers > 0).length} of ${self.length}`;
   });
   lines.push('', '### Totals', '',
     `- diff: ${pairs.filter((p) => !p.saidChange).length} of ${pairs.length} pairs said no change `
@@ -240,8 +277,8 @@ function render({ machine, conditions, results, options, skipped, elapsedMs }) {
 }
 
 async function main(argv = process.argv.slice(2)) {
-  const { values } = parseArgs({ args: argv, options: { pairs: { type: 'string', default: '10' }, checks: { type: 'string', default: '3' } } });
-  const options = { pairs: parseCount(values.pairs, '--pairs', 1), checks: parseCount(values.checks, '--checks', 1) };
+  const { values } = parseArgs({ args: argv, options: { pairs: { type: 'string', default: '10' }, checks: { type: 'string', default: '3' }, 'self-checks': { type: 'string', default: '6' } } });
+  const options = { pairs: parseCount(values.pairs, '--pairs', 0), checks: parseCount(values.checks, '--checks', 0), selfChecks: parseCount(values['self-checks'], '--self-checks', 0) };
   const progress = (text) => process.stderr.isTTY && process.stderr.write(`\r${text}\x1b[K`);
   const started = Date.now();
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-verdict-truth-'));
