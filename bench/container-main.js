@@ -6,6 +6,7 @@ const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { stopAllContainers } = require('../lib/docker.js');
 const { UsageError } = require('../lib/errors.js');
+const { isGvisor } = require('../lib/gvisor.js');
 const { writeFileAtomic } = require('../lib/write-atomic.js');
 
 const COMMON_OPTIONS = {
@@ -20,7 +21,8 @@ const COMMON_OPTIONS = {
  * @param {string[]} argv
  * @param {object} options the script's own options, for util.parseArgs
  * @returns {{ values: object, runtimes: string[] }}
- * @throws {UsageError} an unknown or malformed option, or a runtime other than runc and runsc
+ * @throws {UsageError} an unknown or malformed option, or a runtime other than runc and gVisor's
+ *   (runsc, runsc-2024, ...: whether the engine has it is checked when the benchmark runs)
  */
 function parseContainerBenchArgs(argv, options) {
   let values;
@@ -30,8 +32,8 @@ function parseContainerBenchArgs(argv, options) {
     throw new UsageError(err.message);
   }
   const runtimes = values.runtimes.split(',').filter(Boolean);
-  const unknown = runtimes.find((rt) => rt !== 'runc' && rt !== 'runsc');
-  if (unknown) throw new UsageError(`unknown runtime ${unknown}: runc, runsc`);
+  const unknown = runtimes.find((rt) => rt !== 'runc' && !isGvisor(rt));
+  if (unknown) throw new UsageError(`unknown runtime ${unknown}: runc, runsc, runsc-2024 (a gVisor build the engine registers)`);
   return { values, runtimes };
 }
 

@@ -70,6 +70,8 @@ test('sandbox-clock: the preload counts the main thread\'s clock reads and can a
 
 test('sandbox-clock: bad options are usage errors (one line, exit 2), before any Docker work', async () => {
   await assert.rejects(main(['--runtimes', 'kata']), (err) => err instanceof UsageError && /kata/.test(err.message));
+  await assert.rejects(main(['--image', 'a:1', '--variants', 'start,jit']), (err) => err instanceof UsageError && /jit/.test(err.message));
+  await assert.rejects(main(['--variants', 'start']), (err) => err instanceof UsageError && /--image/.test(err.message));
   await assert.rejects(main(['--runs', '0']), (err) => err instanceof UsageError && /--runs/.test(err.message));
   await assert.rejects(main(['--command', 'node x.js']), (err) => err instanceof UsageError && /--image/.test(err.message));
   await assert.rejects(main(['--image', 'a:1', '--command', 'python x.py']), (err) => err instanceof UsageError && /node command/.test(err.message));
