@@ -1,15 +1,21 @@
 'use strict';
-// The flags renamed in this release, in one table: each old spelling still works as before for one
-// release, with one warning line naming the new flag, and each command's --help lists them. Also
-// read by `coldstart start` on every container start: plain data, no dependencies.
+// The flags renamed or dropped in this release, in one table: each old spelling still works as
+// before for one release, with one warning line saying what to give instead (or that no flag is
+// needed any more), and each command's --help lists them. Also read by `coldstart start` on every
+// container start: plain data, no dependencies.
 
 /**
- * old: the old name (one letter: a short flag); new: what to give instead; commands: where the old
- * name had this meaning; type: how the old one parses (yargs), so it parses exactly as before.
- * lib/cli.js gives the old value to the new flag, unless `own`: then the command maps it itself
- * (two old flags became one); start's own parser maps its two.
+ * old: the old name (one letter: a short flag); commands: where the old name had this meaning;
+ * type: how the old one parses (yargs), so it parses exactly as before. Then one of:
+ * - new: the flag that takes the old value; lib/cli.js hands it over, unless `own`: then the
+ *   command maps it itself (two old flags became one); start's own parser maps its two.
+ *   `instead`: what to give when it is more than the new flag's name.
+ * - instead alone: the new form, which takes no value from the old flag as it is (a file name whose
+ *   extension now picks the format, a positional); the command reads the old flag itself.
+ * - dropped: no flag replaces it: what the warning says instead (the value now fixed, or what does
+ *   the job); the command reads the old flag itself, so it keeps its effect for the release.
  */
-const RENAMED = [
+const DEPRECATED = [
   { old: 'runs', new: 'run-sets', commands: ['diff'], type: 'boolean' },
   { old: 'docker', new: 'containers', commands: ['bench'], type: 'boolean', own: true, instead: '--containers runc,runsc' },
   { old: 'runtime', new: 'containers', commands: ['bench'], type: 'string', own: true },
@@ -27,40 +33,46 @@ function spelled(name) {
 }
 
 /** The old spellings a command still takes. */
-function renamedIn(command) {
-  return RENAMED.filter((r) => r.commands.includes(command));
+function deprecatedIn(command) {
+  return DEPRECATED.filter((r) => r.commands.includes(command));
+}
+
+/** What to do instead of an old flag: "use --new", or what a dropped flag's warning says. */
+function advice(entry) {
+  return entry.dropped || `use ${entry.instead || spelled(entry.new)}`;
 }
 
 /** The one warning line of an old spelling, without the `coldstart: warning: ` prefix. */
 function deprecationMessage(entry) {
-  return `${spelled(entry.old)} is deprecated (use ${entry.instead || spelled(entry.new)}); it will be removed in the next release`;
+  return `${spelled(entry.old)} is deprecated (${advice(entry)}); it will be removed in the next release`;
 }
 
 /** The lines --help adds for a command's old spellings; '' without any. */
 function deprecationHelp(command) {
-  const entries = renamedIn(command);
+  const entries = deprecatedIn(command);
   if (!entries.length) return '';
-  return ['Deprecated, removed in the next release:', ...entries.map((r) => `  ${spelled(r.old)}: use ${r.instead || spelled(r.new)}`)].join('\n');
+  return ['Deprecated, removed in the next release:', ...entries.map((r) => `  ${spelled(r.old)}: ${advice(r)}`)].join('\n');
 }
 
 /** Declares a command's old spellings on its yargs builder: hidden, parsed as before, listed by --help. */
-function declareRenamed(yargs, command) {
-  for (const r of renamedIn(command)) yargs.option(r.old, { type: r.type, hidden: true, ...(r.type === 'string' ? { requiresArg: true } : {}) });
+function declareDeprecated(yargs, command) {
+  for (const r of deprecatedIn(command)) yargs.option(r.old, { type: r.type, hidden: true, ...(r.type === 'string' ? { requiresArg: true } : {}) });
   const help = deprecationHelp(command);
   return help ? yargs.epilogue(help) : yargs;
 }
 
 /**
  * The old spellings given to a command (parsed argv), each value handed to its new flag unless the
- * command maps it itself. Returns the entries given; a usage error when both spellings are.
+ * command reads it itself. Returns the entries given; a usage error when both spellings are.
  * @param {object} args yargs' argv, changed in place
  * @param {string[]} words the command line, to tell a flag given from a default
  */
-function mapRenamed(args, command, words) {
+function mapDeprecated(args, command, words) {
   const flags = words.slice(0, words.includes('--') ? words.indexOf('--') : words.length);
   const given = (name) => flags.some((w) => w === `--${name}` || w.startsWith(`--${name}=`) || w === `--no-${name}`);
-  const used = renamedIn(command).filter((r) => args[r.old] !== undefined);
+  const used = deprecatedIn(command).filter((r) => args[r.old] !== undefined);
   for (const r of used) {
+    if (!r.new) continue;
     if (given(r.new)) throw new (require('./errors.js').UsageError)(`${spelled(r.old)} is the old spelling of --${r.new}: give --${r.new} only`);
     if (r.own) continue;
     args[r.new] = args[r.old];
@@ -74,9 +86,9 @@ function mapRenamed(args, command, words) {
  * by hand and loads this file only when it meets one (it loads as little as it can at every cold start).
  */
 function oldStartFlag(name, value, options) {
-  options.warnings.push(deprecationMessage(renamedIn('start').find((r) => name === `--${r.old}`)));
+  options.warnings.push(deprecationMessage(deprecatedIn('start').find((r) => name === `--${r.old}`)));
   if (name === '--report') options.report = value;
   else options.verify = value === 'none' ? 'none' : 'size';
 }
 
-module.exports = { oldStartFlag, RENAMED, renamedIn, deprecationMessage, deprecationHelp, spelled, declareRenamed, mapRenamed };
+module.exports = { oldStartFlag, DEPRECATED, deprecatedIn, deprecationMessage, deprecationHelp, spelled, declareDeprecated, mapDeprecated };

@@ -1,6 +1,6 @@
 'use strict';
-// Renamed flags: each old spelling does what the new one does, with one warning line naming the new
-// flag, for one release (lib/deprecated-flags.js); and no flag name means two things across commands.
+// Renamed and dropped flags: each old spelling does what it did, with one warning line saying what to
+// give instead, for one release (lib/deprecated-flags.js); and no flag name means two things across commands.
 const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('fs');
@@ -8,10 +8,11 @@ const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { runCli, BIN } = require('./helpers/app.js');
-const { RENAMED, deprecationMessage } = require('../lib/deprecated-flags.js');
+const { DEPRECATED, deprecationMessage } = require('../lib/deprecated-flags.js');
 
 // Per old spelling: the command with it, and the same command with the new spelling (null: the old
-// one had no working form alone; `rest` is then what it still says, as before).
+// one had no working form alone; `rest` is then what it still says, as before); or, for a flag no
+// other replaces, `effect`: what it still does, checked on the run (its result, its directory).
 const CASES = {
   'diff --runs': { old: ['diff', '--runs', 'a', 'b'], new: ['diff', '--run-sets', 'a', 'b'] },
   'bench --docker': { old: ['bench', '--docker', '-n', '1', '--', 'node', 'app.js'], new: ['bench', '--containers', 'runc,runsc', '-n', '1', '--', 'node', 'app.js'] },
@@ -24,40 +25,48 @@ const CASES = {
   'start --report': { old: ['start', '--report', 'r.json', '--archive', 'none.tar', '--', 'node', 'app.js'], new: ['start', '--report-file', 'r.json', '--archive', 'none.tar', '--', 'node', 'app.js'] },
 };
 
-/** The command in a fresh directory with a small app: `start` as its own process, as containers run it. */
-async function runInFreshDir(t, args) {
+/**
+ * The command in a fresh directory with a small app (and a case's own files): `start` as its own
+ * process, as containers run it. Its result and the directory.
+ */
+async function runInFreshDir(t, args, files = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-deprecated-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.writeFileSync(path.join(dir, 'app.js'), 'console.log("app ran")\n');
   fs.writeFileSync(path.join(dir, 'files.txt'), 'app.js\n');
-  if (args[0] !== 'start') return runCli(args, { cwd: dir });
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  if (args[0] !== 'start') return { ...(await runCli(args, { cwd: dir })), dir };
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, dir };
 }
 
-test('each old spelling works as its new one does, with exactly one deprecation line naming the new flag', async (t) => {
-  const named = RENAMED.flatMap((r) => r.commands.map((c) => `${c} ${r.old.length === 1 ? '-' : '--'}${r.old}`));
+test('each old spelling works as before, with exactly one deprecation line saying what to give instead', async (t) => {
+  const named = DEPRECATED.flatMap((r) => r.commands.map((c) => `${c} ${r.old.length === 1 ? '-' : '--'}${r.old}`));
   assert.deepStrictEqual(Object.keys(CASES).sort(), named.sort(), 'a case for every old spelling in the table');
   // No Docker here: bench says so the same way for both spellings.
   const saved = process.env.COLDSTART_DOCKER;
   process.env.COLDSTART_DOCKER = path.join(os.tmpdir(), 'cs-deprecated-no-docker');
   t.after(() => { if (saved === undefined) delete process.env.COLDSTART_DOCKER; else process.env.COLDSTART_DOCKER = saved; });
-  for (const r of RENAMED) {
+  for (const r of DEPRECATED) {
     for (const command of r.commands) {
       const name = `${command} ${r.old.length === 1 ? '-' : '--'}${r.old}`;
       const c = CASES[name];
-      const old = await runInFreshDir(t, c.old);
+      const old = await runInFreshDir(t, c.old, c.files);
       const lines = old.stderr.split('\n').filter(Boolean);
       const deprecated = lines.filter((l) => /is deprecated/.test(l));
       assert.deepStrictEqual(deprecated, [`coldstart: warning: ${deprecationMessage(r)}`], `${name}: ${old.stderr}`);
-      assert.ok(deprecated[0].includes(`--${r.new}`), `${name} names --${r.new}`);
+      if (r.new) assert.ok(deprecated[0].includes(`--${r.new}`), `${name} names --${r.new}`);
       const rest = lines.filter((l) => !/is deprecated/.test(l));
+      if (c.effect) {
+        await c.effect({ ...old, stderr: rest.join('\n') }, old.dir);
+        continue;
+      }
       if (!c.new) {
         assert.strictEqual(rest.length, 1, old.stderr);
         assert.match(rest[0], c.rest);
         continue;
       }
-      const now = await runInFreshDir(t, c.new);
+      const now = await runInFreshDir(t, c.new, c.files);
       assert.deepStrictEqual({ code: old.code, stdout: old.stdout, stderr: rest.join('\n') },
         { code: now.code, stdout: now.stdout, stderr: now.stderr.trimEnd() }, name);
     }
@@ -78,10 +87,10 @@ test('with --json the deprecation line goes to stderr; stdout is the JSON docume
 });
 
 test('--help lists the old spellings from the table', async () => {
-  for (const command of new Set(RENAMED.flatMap((r) => r.commands))) {
+  for (const command of new Set(DEPRECATED.flatMap((r) => r.commands))) {
     const r = await runCli([command, '--help']);
-    for (const old of RENAMED.filter((e) => e.commands.includes(command))) {
-      assert.match(r.stdout, new RegExp(`^ {2}${old.old.length === 1 ? '-' : '--'}${old.old}: use `, 'm'), `${command} --help`);
+    for (const old of DEPRECATED.filter((e) => e.commands.includes(command))) {
+      assert.match(r.stdout, new RegExp(`^ {2}${old.old.length === 1 ? '-' : '--'}${old.old}: \\S`, 'm'), `${command} --help`);
     }
   }
 });
@@ -121,7 +130,7 @@ test('no flag name has two meanings: one kind (yes/no, a value, a list) for each
   assert.ok(seen.size > 40, `flags found: ${seen.size}`);
   // An old spelling is no flag of its command any more.
   const flags = declaredFlags();
-  for (const r of RENAMED) {
+  for (const r of DEPRECATED) {
     for (const command of r.commands) assert.ok(!flags.some((f) => f.command === command && f.name === r.old), `${command} --${r.old}`);
   }
 });
