@@ -57,7 +57,7 @@ function renderSeedTable(result, versions, fixture) {
   lines.push(`${n} runs per cell after ${result.warmup} warm-up run${result.warmup === 1 ? '' : 's'}, samples interleaved across the six cells; `
     + 'time = `docker run` start to the app\'s listening line on stdout (container creation included), '
     + 'every run a fresh container with `--network none` and `/tmp` on a tmpfs. '
-    + `Fixture: ${fixture || `\`coldstart fixture --modules ${FIXTURE.modules} --seed ${FIXTURE.seed}\``}.`);
+    + `Fixture: ${fixture || `\`coldstart fixture --modules ${FIXTURE.modules}\``}.`);
   lines.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}; Node ${m.node}; Docker ${versions.docker}; ${versions.runsc}.`);
   if (result.partial) lines.push('**Interrupted**: fewer runs than asked.');
   return lines.join('\n') + '\n';

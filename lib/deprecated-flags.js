@@ -23,6 +23,9 @@ const DEPRECATED = [
   { old: 'settle', new: 'after', commands: ['pack'], type: 'string' },
   { old: 'esm', new: 'es-modules', commands: ['fixture'], type: 'boolean' },
   { old: 'n', new: 'modules', commands: ['fixture'], type: 'string' },
+  { old: 'max-props', commands: ['fixture'], type: 'string', dropped: 'each package exports 1 to 100 properties' },
+  { old: 'seed', commands: ['fixture'], type: 'string', dropped: 'the files come from seed 42' },
+  { old: 'depth', commands: ['fixture'], type: 'string', dropped: 'index.js requires every package' },
   { old: 'verify', new: 'trust-archive', commands: ['start'], type: 'string', instead: '--trust-archive for --verify none' },
   { old: 'report', new: 'report-file', commands: ['start'], type: 'string' },
 ];

@@ -8,7 +8,16 @@ const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { runCli, BIN } = require('./helpers/app.js');
+const { fixtureFiles } = require('../lib/fixtures/generate.js');
 const { DEPRECATED, deprecationMessage } = require('../lib/deprecated-flags.js');
+
+/** The effect of an old fixture flag: the app in w/ is the one the generator makes with these options. */
+function generated(options) {
+  return (r, dir) => {
+    assert.strictEqual(r.code, 0, r.stderr);
+    for (const file of fixtureFiles(options).files) assert.strictEqual(fs.readFileSync(path.join(dir, 'w', file.path), 'utf8'), file.contents, file.path);
+  };
+}
 
 // Per old spelling: the command with it, and the same command with the new spelling (null: the old
 // one had no working form alone; `rest` is then what it still says, as before); or, for a flag no
@@ -21,6 +30,9 @@ const CASES = {
   'pack --settle': { old: ['pack', '--settle', '1s', '--until', 'exit', '--', 'node', 'app.js'], new: ['pack', '--after', '1s', '--until', 'exit', '--', 'node', 'app.js'] },
   'fixture --esm': { old: ['fixture', '--esm', '--modules', '3', '--out', 'w'], new: ['fixture', '--es-modules', '--modules', '3', '--out', 'w'] },
   'fixture -n': { old: ['fixture', '-n', '3', '--out', 'w'], new: ['fixture', '--modules', '3', '--out', 'w'] },
+  'fixture --max-props': { old: ['fixture', '--modules', '3', '--max-props', '2', '--out', 'w'], effect: generated({ modules: 3, maxProps: 2 }) },
+  'fixture --seed': { old: ['fixture', '--modules', '3', '--seed', '9', '--out', 'w'], effect: generated({ modules: 3, seed: 9 }) },
+  'fixture --depth': { old: ['fixture', '--modules', '4', '--depth', '2', '--out', 'w'], effect: generated({ modules: 4, depth: 2 }) },
   'start --verify': { old: ['start', '--verify', 'none', '--archive', 'none.tar', '--', 'node', 'app.js'], new: ['start', '--trust-archive', '--archive', 'none.tar', '--', 'node', 'app.js'] },
   'start --report': { old: ['start', '--report', 'r.json', '--archive', 'none.tar', '--', 'node', 'app.js'], new: ['start', '--report-file', 'r.json', '--archive', 'none.tar', '--', 'node', 'app.js'] },
 };
