@@ -26,6 +26,10 @@ const DEPRECATED = [
   { old: 'max-props', commands: ['fixture'], type: 'string', dropped: 'each package exports 1 to 100 properties' },
   { old: 'seed', commands: ['fixture'], type: 'string', dropped: 'the files come from seed 42' },
   { old: 'depth', commands: ['fixture'], type: 'string', dropped: 'index.js requires every package' },
+  { old: 'report', commands: ['view'], type: 'boolean', instead: 'coldstart view .coldstart/report.html (the report as FILE)' },
+  { old: 'serve', commands: ['view'], type: 'boolean', instead: '--no-open for a file:// URL and no server' },
+  { old: 'once', commands: ['view'], type: 'boolean', dropped: 'the server runs until Ctrl-C' },
+  { old: 'port', commands: ['view'], type: 'string', dropped: 'the server takes any free port' },
   { old: 'verify', new: 'trust-archive', commands: ['start'], type: 'string', instead: '--trust-archive for --verify none' },
   { old: 'report', new: 'report-file', commands: ['start'], type: 'string' },
 ];

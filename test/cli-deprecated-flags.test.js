@@ -7,7 +7,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
-const { runCli, BIN } = require('./helpers/app.js');
+const { runCli, spawnCli, waitFor, BIN } = require('./helpers/app.js');
 const { fixtureFiles } = require('../lib/fixtures/generate.js');
 const { DEPRECATED, deprecationMessage } = require('../lib/deprecated-flags.js');
 
@@ -17,6 +17,16 @@ function generated(options) {
     assert.strictEqual(r.code, 0, r.stderr);
     for (const file of fixtureFiles(options).files) assert.strictEqual(fs.readFileSync(path.join(dir, 'w', file.path), 'utf8'), file.contents, file.path);
   };
+}
+
+// No display, no opener: view serves and prints its URL, as on a CI runner.
+const HEADLESS = { DISPLAY: '', WAYLAND_DISPLAY: '', BROWSER: '' };
+// A CPU profile for view: one root node, no samples.
+const PROFILE = { '.coldstart/startup.cpuprofile': JSON.stringify({ nodes: [{ id: 1, callFrame: { functionName: '(root)', scriptId: '0', url: '', lineNumber: -1, columnNumber: -1 }, hitCount: 0 }], startTime: 0, endTime: 1000, samples: [], timeDeltas: [] }) };
+
+/** view's JSON document once it is printed whole (it then serves on). */
+async function viewDocument(output) {
+  return JSON.parse(await waitFor(() => /\n}\n$/.test(output().stdout) && output().stdout, 10000, 'the JSON document'));
 }
 
 // Per old spelling: the command with it, and the same command with the new spelling (null: the old
@@ -33,20 +43,52 @@ const CASES = {
   'fixture --max-props': { old: ['fixture', '--modules', '3', '--max-props', '2', '--out', 'w'], effect: generated({ modules: 3, maxProps: 2 }) },
   'fixture --seed': { old: ['fixture', '--modules', '3', '--seed', '9', '--out', 'w'], effect: generated({ modules: 3, seed: 9 }) },
   'fixture --depth': { old: ['fixture', '--modules', '4', '--depth', '2', '--out', 'w'], effect: generated({ modules: 4, depth: 2 }) },
+  'view --report': { old: ['view', '--report', '--no-open', '--json'], files: { '.coldstart/report.html': '<!doctype html>\n' }, effect: (r, dir) => {
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.deepStrictEqual(JSON.parse(r.stdout), { kind: 'report', file: path.join(dir, '.coldstart', 'report.html'), url: `file://${path.join(dir, '.coldstart', 'report.html')}`, opened: false, serving: false });
+  } },
+  'view --serve': { old: ['view', '--serve', '--no-open', '--json'], files: PROFILE, drive: async (output, child) => {
+    // Served with --no-open, as before (--no-open alone prints a file:// URL).
+    const doc = await viewDocument(output);
+    assert.strictEqual(doc.serving, true);
+    assert.strictEqual((await fetch(decodeURIComponent(/profileURL=([^&]+)/.exec(doc.url)[1]))).status, 200);
+    child.kill('SIGINT');
+  }, effect: (r) => assert.strictEqual(r.code, 0, r.stderr) },
+  'view --once': { old: ['view', '--once', '--json'], files: PROFILE, drive: async (output) => {
+    // Ends by itself once the page has loaded the profile (here: the profile asked for).
+    const doc = await viewDocument(output);
+    assert.strictEqual((await fetch(decodeURIComponent(/profileURL=([^&]+)/.exec(doc.url)[1]))).status, 200);
+  }, effect: (r) => assert.strictEqual(r.code, 0, r.stderr) },
+  'view --port': { old: ['view', '--port', '0', '--json'], files: PROFILE, drive: async (output, child) => {
+    assert.ok((await viewDocument(output)).port > 0);
+    child.kill('SIGINT');
+  }, effect: (r) => assert.strictEqual(r.code, 0, r.stderr) },
   'start --verify': { old: ['start', '--verify', 'none', '--archive', 'none.tar', '--', 'node', 'app.js'], new: ['start', '--trust-archive', '--archive', 'none.tar', '--', 'node', 'app.js'] },
   'start --report': { old: ['start', '--report', 'r.json', '--archive', 'none.tar', '--', 'node', 'app.js'], new: ['start', '--report-file', 'r.json', '--archive', 'none.tar', '--', 'node', 'app.js'] },
 };
 
 /**
- * The command in a fresh directory with a small app (and a case's own files): `start` as its own
- * process, as containers run it. Its result and the directory.
+ * The command in a fresh directory with a small app and a case's own files: `start`, or a command
+ * the case drives while it runs (`drive(output, child)`), as its own process. Its result and the directory.
  */
-async function runInFreshDir(t, args, files = {}) {
+async function runInFreshDir(t, args, { files = {}, drive = null } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-deprecated-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.writeFileSync(path.join(dir, 'app.js'), 'console.log("app ran")\n');
   fs.writeFileSync(path.join(dir, 'files.txt'), 'app.js\n');
-  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+  }
+  if (drive) {
+    const { child, done, output } = spawnCli(args, { cwd: dir, env: HEADLESS });
+    try {
+      await drive(output, child);
+      return { ...(await done), dir };
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }
   if (args[0] !== 'start') return { ...(await runCli(args, { cwd: dir })), dir };
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, dir };
@@ -63,7 +105,7 @@ test('each old spelling works as before, with exactly one deprecation line sayin
     for (const command of r.commands) {
       const name = `${command} ${r.old.length === 1 ? '-' : '--'}${r.old}`;
       const c = CASES[name];
-      const old = await runInFreshDir(t, c.old, c.files);
+      const old = await runInFreshDir(t, c.old, c);
       const lines = old.stderr.split('\n').filter(Boolean);
       const deprecated = lines.filter((l) => /is deprecated/.test(l));
       assert.deepStrictEqual(deprecated, [`coldstart: warning: ${deprecationMessage(r)}`], `${name}: ${old.stderr}`);
@@ -78,7 +120,7 @@ test('each old spelling works as before, with exactly one deprecation line sayin
         assert.match(rest[0], c.rest);
         continue;
       }
-      const now = await runInFreshDir(t, c.new, c.files);
+      const now = await runInFreshDir(t, c.new, c);
       assert.deepStrictEqual({ code: old.code, stdout: old.stdout, stderr: rest.join('\n') },
         { code: now.code, stdout: now.stdout, stderr: now.stderr.trimEnd() }, name);
     }
