@@ -27,15 +27,33 @@ function parseEsm(value) {
   throw new UsageError(`invalid --esm "${value}": use auto, always or never`);
 }
 
-/** --until listen | exit | <duration> -> { mode, ms? } */
+/** --until listen | exit | <duration> | http:/path -> { mode, ms?, url? } */
 function parseUntil(value) {
   if (value === undefined || value === 'listen' || value === 'tcp') return { mode: 'listen' };
   if (value === 'exit') return { mode: 'exit' };
   if (/^http:/.test(value)) return { mode: 'http', url: parseProbe(value) };
+  if (/^line:/.test(value)) throw new UsageError(`--until ${value}: a line of output is how bench --containers sees an app in a container become ready; here use listen (or tcp), exit, a duration such as 5s, or a readiness URL such as http:/healthz`);
   try {
     return { mode: 'duration', ms: parseDuration(value, '--until') };
   } catch {
     throw new UsageError(`invalid --until "${value}": use listen (or tcp), exit, a duration such as 5s, or a readiness URL such as http:/healthz`);
+  }
+}
+
+/**
+ * bench's --until, which also takes line:/REGEX/ (the first line of the app's output that matches,
+ * case-insensitive: how a start in a container is seen) -> { mode: 'line', pattern } or parseUntil's.
+ */
+function parseBenchUntil(value) {
+  const m = /^line:\/(.+)\/$/s.exec(String(value));
+  if (!m) {
+    if (/^line:/.test(String(value))) throw new UsageError(`invalid --until "${value}": a line of output is line:/REGEX/, e.g. line:/listening on port \\d+/`);
+    return parseUntil(value);
+  }
+  try {
+    return { mode: 'line', pattern: new RegExp(m[1], 'i') };
+  } catch (err) {
+    throw new UsageError(`invalid --until "${value}": ${err.message}`);
   }
 }
 
@@ -163,4 +181,4 @@ function captureFlags(argv, ctx) {
   };
 }
 
-module.exports = { afterWindowFromArgv, parseDuration, parseUntil, parseInterval, parseCount, parseEsm, captureOptions, lambdaOptions, captureOptionsFromArgv };
+module.exports = { afterWindowFromArgv, parseDuration, parseUntil, parseBenchUntil, parseInterval, parseCount, parseEsm, captureOptions, lambdaOptions, captureOptionsFromArgv };

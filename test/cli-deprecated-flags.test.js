@@ -36,6 +36,24 @@ const CASES = {
   'diff --runs': { old: ['diff', '--runs', 'a', 'b'], new: ['diff', '--run-sets', 'a', 'b'] },
   'bench --docker': { old: ['bench', '--docker', '-n', '1', '--', 'node', 'app.js'], new: ['bench', '--containers', 'runc,runsc', '-n', '1', '--', 'node', 'app.js'] },
   'bench --runtime': { old: ['bench', '--runtime', 'runsc', '--', 'node', 'app.js'], new: null, rest: /^coldstart: --runtime goes with --docker$/ },
+  'bench --warmup': { old: ['bench', '-n', '1', '--warmup', '0', '--until', 'exit', '--json', '--', 'node', 'app.js'], effect: (r) => {
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.strictEqual(JSON.parse(r.stdout).warmup, 0);
+  } },
+  'bench --ready-line': { old: ['bench', '--containers', 'runc', '--ready-line', 'ready', '-n', '1', '--', 'node', 'app.js'], new: ['bench', '--containers', 'runc', '--until', 'line:/ready/', '-n', '1', '--', 'node', 'app.js'] },
+  'bench --html': { old: ['bench', '-n', '1', '--until', 'exit', '--html', 'chart', '--', 'node', 'app.js'], effect: (r, dir) => {
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(fs.readFileSync(path.join(dir, 'chart'), 'utf8'), /^<!doctype html>/);
+  } },
+  'bench --csv': { old: ['bench', '-n', '1', '--until', 'exit', '--csv', 'samples', '--', 'node', 'app.js'], effect: (r, dir) => {
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(fs.readFileSync(path.join(dir, 'samples'), 'utf8'), /^series,scenario,runtime,where,run,inside_ms,outside_ms\nnode app\.js,,,local,1,/);
+  } },
+  'bench --scenario': { old: ['bench', '-n', '1', '--scenario', 'cpu', '--json'], effect: (r) => {
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.deepStrictEqual(JSON.parse(r.stdout).series.map((x) => [x.scenario, x.inside.length]), [['cpu', 1]]);
+  } },
+  'bench --fixture': { old: ['bench', '--fixture', '.', '--', 'node', 'app.js'], new: null, rest: /^coldstart: --fixture goes with --scenario/ },
   'pack --snapshot': { old: ['pack', '--manifest', 'files.txt', '--snapshot', 's.blob'], new: ['pack', '--manifest', 'files.txt', '--snapshot-blob', 's.blob'] },
   'pack --settle': { old: ['pack', '--settle', '1s', '--until', 'exit', '--', 'node', 'app.js'], new: ['pack', '--after', '1s', '--until', 'exit', '--', 'node', 'app.js'] },
   'fixture --esm': { old: ['fixture', '--esm', '--modules', '3', '--out', 'w'], new: ['fixture', '--es-modules', '--modules', '3', '--out', 'w'] },
