@@ -92,7 +92,10 @@ function parseRequestLine(value) {
   return { method: m[1].toUpperCase(), path: m[2].replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c)) };
 }
 
-/** --rate: requests per second, more than 0, at most 1000. */
+// How often each --request is sent.
+const REQUESTS_PER_SECOND = 2;
+
+/** The old --rate: requests per second, more than 0, at most 1000. */
 function parseRate(value) {
   const n = Number(value);
   if (!(n > 0) || n > 1000) throw new UsageError(`invalid --rate "${value}": requests per second, more than 0 and at most 1000`);
@@ -100,9 +103,10 @@ function parseRate(value) {
 }
 
 /**
- * --after, --request and --rate: the window after the ready moment, or null without one. A
- * --request without --after gets a 5 s window; either needs an app that runs on after its ready
- * moment, and --request one that listens.
+ * --after and --request: the window after the ready moment, or null without one. A --request
+ * without --after gets a 5 s window; either needs an app that runs on after its ready moment, and
+ * --request one that listens. Each --request given is sent twice a second (the requests in turn),
+ * unless the old --rate (lib/deprecated-flags.js) sets the pace of them all.
  */
 function afterWindowFromArgv(argv) {
   const requests = [].concat(argv.request || []).map(parseRequestLine);
@@ -116,7 +120,7 @@ function afterWindowFromArgv(argv) {
   return {
     ms: argv.after != null ? parseDuration(argv.after, '--after') : 5000,
     requests,
-    rate: argv.rate != null ? parseRate(argv.rate) : 2,
+    rate: argv.rate != null ? parseRate(argv.rate) : REQUESTS_PER_SECOND * Math.max(1, requests.length),
   };
 }
 

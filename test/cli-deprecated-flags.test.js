@@ -7,7 +7,8 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
-const { runCli, spawnCli, waitFor, BIN } = require('./helpers/app.js');
+const { runCli, spawnCli, waitFor, isAlive, BIN } = require('./helpers/app.js');
+const { writeLazyAdviceApp } = require('./helpers/lazy-advice-app.js');
 const { fixtureFiles } = require('../lib/fixtures/generate.js');
 const { DEPRECATED, deprecationMessage } = require('../lib/deprecated-flags.js');
 
@@ -28,6 +29,9 @@ const PROFILE = { '.coldstart/startup.cpuprofile': JSON.stringify({ nodes: [{ id
 async function viewDocument(output) {
   return JSON.parse(await waitFor(() => /\n}\n$/.test(output().stdout) && output().stdout, 10000, 'the JSON document'));
 }
+
+// A server that answers every request with ok.
+const SERVER = { 'server.js': "require('http').createServer((req, res) => res.end('ok\\n')).listen(0);\n" };
 
 // Per old spelling: the command with it, and the same command with the new spelling (null: the old
 // one had no working form alone; `rest` is then what it still says, as before); or, for a flag no
@@ -54,6 +58,27 @@ const CASES = {
     assert.deepStrictEqual(JSON.parse(r.stdout).series.map((x) => [x.scenario, x.inside.length]), [['cpu', 1]]);
   } },
   'bench --fixture': { old: ['bench', '--fixture', '.', '--', 'node', 'app.js'], new: null, rest: /^coldstart: --fixture goes with --scenario/ },
+  'profile --verify-runs': { old: ['profile', '--verify-advice', '--verify-runs', '2', '--', 'node', 'server.js'], setup: (dir) => writeLazyAdviceApp(dir, { heavyMs: 20 }), effect: (r, dir) => {
+    assert.strictEqual(r.code, 0, r.stderr);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, '.coldstart', 'report.json'), 'utf8'));
+    const heavy = report.advice.find((a) => a.subject === 'heavy.js');
+    assert.ok(heavy && heavy.verified, JSON.stringify(report.advice));
+    assert.strictEqual(heavy.verified.runs, 2);
+  } },
+  'profile --rate': { old: ['profile', '--after', '1s', '--request', 'GET /', '--rate', '5', '--json', '--', 'node', 'server.js'], files: SERVER, effect: (r) => {
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.strictEqual(JSON.parse(r.stdout).afterReady.sent.count, 5);
+  } },
+  'profile --keep-running': { old: ['profile', '--keep-running', '--json', '--', 'node', 'server.js'], files: SERVER, effect: async (r) => {
+    assert.strictEqual(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout);
+    try {
+      assert.ok(isAlive(report.pid), 'still running');
+      assert.strictEqual(await (await fetch(`http://127.0.0.1:${report.address.port}/`)).text(), 'ok\n');
+    } finally {
+      process.kill(report.pid, 'SIGKILL');
+    }
+  } },
   'pack --snapshot': { old: ['pack', '--manifest', 'files.txt', '--snapshot', 's.blob'], new: ['pack', '--manifest', 'files.txt', '--snapshot-blob', 's.blob'] },
   'pack --settle': { old: ['pack', '--settle', '1s', '--until', 'exit', '--', 'node', 'app.js'], new: ['pack', '--after', '1s', '--until', 'exit', '--', 'node', 'app.js'] },
   'fixture --esm': { old: ['fixture', '--esm', '--modules', '3', '--out', 'w'], new: ['fixture', '--es-modules', '--modules', '3', '--out', 'w'] },
@@ -89,7 +114,7 @@ const CASES = {
  * The command in a fresh directory with a small app and a case's own files: `start`, or a command
  * the case drives while it runs (`drive(output, child)`), as its own process. Its result and the directory.
  */
-async function runInFreshDir(t, args, { files = {}, drive = null } = {}) {
+async function runInFreshDir(t, args, { files = {}, setup = null, drive = null } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-deprecated-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.writeFileSync(path.join(dir, 'app.js'), 'console.log("app ran")\n');
@@ -98,6 +123,7 @@ async function runInFreshDir(t, args, { files = {}, drive = null } = {}) {
     fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
     fs.writeFileSync(path.join(dir, name), text);
   }
+  if (setup) setup(dir);
   if (drive) {
     const { child, done, output } = spawnCli(args, { cwd: dir, env: HEADLESS });
     try {

@@ -173,11 +173,10 @@ test('a duration without its unit is refused, never read as milliseconds', async
   } finally { rm(dir); }
 });
 
-test('--runs: a whole number of at least 1, one app kept running at most', async () => {
+test('--runs: a whole number of at least 1', async () => {
   const dir = copyFixture('plain-http');
   try {
     assertFailure(await runCli(['profile', '--runs', '0', '--', 'node', 'server.js'], { cwd: dir }), 2, /invalid --runs "0"/, dir);
-    assertFailure(await runCli(['profile', '--runs', '2', '--keep-running', '--', 'node', 'server.js'], { cwd: dir }), 2, /--keep-running leaves one app running/, dir);
   } finally { rm(dir); }
 });
 

@@ -6,20 +6,24 @@
 // startup touches the module anyway, or when a request (--request) answers differently; the others
 // get the saving measured from the alternating runs: the median shift with its interval, or "noise".
 const path = require('path');
-const { compareSamples } = require('../stats.js');
+const { compareSamples, ENOUGH_RUNS } = require('../stats.js');
 const { alternateRuns, STOP, DROP } = require('../measure/alternate-runs.js');
 const { LAZY_ENV } = require('../in-app/lazy-stand-in.cjs');
 
+/** Timed starts of each variant: as many as bench and bundle ask for to compare two ways of starting. */
+const VERIFY_RUNS = ENOUGH_RUNS;
+
 /**
- * @param {{ report: object, runOptions: object, runs: number, requests?: Array<{method: string, path: string}>,
+ * @param {{ report: object, runOptions: object, runs?: number, requests?: Array<{method: string, path: string}>,
  *   max?: number, signal?: AbortSignal, force?: AbortSignal, onProgress?: (text: string) => void }} options
  *   report: report.json of the profile run (its lazy-load advice and root); runOptions: the capture
- *   options of that run (command, cwd, env, until, timeoutMs, esm, stdout, stderr)
+ *   options of that run (command, cwd, env, until, timeoutMs, esm, stdout, stderr); runs: timed
+ *   starts of each variant (VERIFY_RUNS)
  * @returns {Promise<Array<{ subject: string, file: string, line: number|null, verdict: 'confirmed'|'noise'|
  *   'too few runs'|'not verified'|'dropped', measuredMs?: number, low?: number, high?: number, runs?: number,
  *   reason?: string }>>} one per candidate tried, the advice's order
  */
-async function verifyLazyAdvice({ report, runOptions, runs, requests = [], max = 3, signal, force, onProgress = () => {} }) {
+async function verifyLazyAdvice({ report, runOptions, runs = VERIFY_RUNS, requests = [], max = 3, signal, force, onProgress = () => {} }) {
   const { capture } = require('./capture.js');
   const { askEach, targetOf } = require('./request-driver.js');
   const candidates = report.advice.filter((a) => a.kind === 'lazy-load').slice(0, max);
@@ -121,4 +125,4 @@ function differentAnswer(reference, answers) {
   return '';
 }
 
-module.exports = { verifyLazyAdvice };
+module.exports = { verifyLazyAdvice, VERIFY_RUNS };
