@@ -38,7 +38,8 @@ async function verifyLazyAdvice({ report, runOptions, runs = VERIFY_RUNS, reques
   const live = () => trials.filter((t) => !t.outcome);
   if (!live().length) return trials.map(outcomeOf);
 
-  // With --request, the first round also asks each request once, of the app as it is and with each stand-in.
+  // With --request, the first round also asks each request once, of the app as it is and with each
+  // stand-in; a round runs them in any order, so the answers are compared once both are in.
   const ask = requests.length ? (r) => {
     const target = targetOf(r.address);
     return target ? askEach(target, requests) : Promise.resolve(null);
@@ -52,13 +53,22 @@ async function verifyLazyAdvice({ report, runOptions, runs = VERIFY_RUNS, reques
       onProgress(`verifying the advice: run ${round + 1}/${runs} of the app as it is and with ${live().length} require${live().length === 1 ? '' : 's'} made lazy`);
       const base = await run(runOptions.env, round === 0 && ask);
       if (base.partial) return STOP; // interrupted
-      if (round === 0) reference = base.whileRunning;
+      if (round === 0) {
+        reference = base.whileRunning;
+        for (const trial of live()) if ('answer' in trial) dropWhenChanged(trial, trial.answer);
+      }
       return base.readyAt;
     },
+  };
+  // A stand-in whose answer differs from the app's is dropped; until the app has answered, kept.
+  const dropWhenChanged = (trial, answer) => {
+    const changed = reference ? differentAnswer(reference, answer) : '';
+    if (changed) trial.outcome = { verdict: 'dropped', reason: `with it loaded lazily ${changed}` };
   };
   const lazy = (trial, index) => ({
     name: String(index),
     run: async ({ round }) => {
+      if (trial.outcome) return { [DROP]: trial.outcome.reason || trial.outcome.verdict }; // dropped after its run
       const first = round === 0;
       let r;
       try {
@@ -71,8 +81,10 @@ async function verifyLazyAdvice({ report, runOptions, runs = VERIFY_RUNS, reques
       if (r.partial) return STOP;
       const touch = (r.lazyLoaded || []).find((l) => l.atMs <= r.readyAt);
       if (touch) trial.outcome = touchedAtStartup(touch, trial);
-      const changed = !touch && first && reference ? differentAnswer(reference, r.whileRunning) : '';
-      if (changed) trial.outcome = { verdict: 'dropped', reason: `with it loaded lazily ${changed}` };
+      if (!touch && first && ask) {
+        trial.answer = r.whileRunning;
+        dropWhenChanged(trial, r.whileRunning);
+      }
       return trial.outcome ? { [DROP]: trial.outcome.reason || trial.outcome.verdict } : r.readyAt;
     },
   });
