@@ -79,6 +79,10 @@ const CASES = {
       process.kill(report.pid, 'SIGKILL');
     }
   } },
+  'check --min-effect': { old: ['check', '-n', '2', '--max-runs', '2', '--until', 'exit', '--baseline-cmd', 'node app.js', '--min-effect', '1ms', '--json', '--', 'node', 'app.js'], effect: (r) => {
+    assert.strictEqual(r.code, 3, r.stderr); // 2 runs cannot decide
+    assert.deepStrictEqual(JSON.parse(r.stdout).checks.map((c) => [c.name, c.minEffect]), [['baseline', 1]]);
+  } },
   'pack --snapshot': { old: ['pack', '--manifest', 'files.txt', '--snapshot', 's.blob'], new: ['pack', '--manifest', 'files.txt', '--snapshot-blob', 's.blob'] },
   'pack --settle': { old: ['pack', '--settle', '1s', '--until', 'exit', '--', 'node', 'app.js'], new: ['pack', '--after', '1s', '--until', 'exit', '--', 'node', 'app.js'] },
   'fixture --esm': { old: ['fixture', '--esm', '--modules', '3', '--out', 'w'], new: ['fixture', '--es-modules', '--modules', '3', '--out', 'w'] },
