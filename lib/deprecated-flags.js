@@ -16,7 +16,9 @@
  *   the job); the command reads the old flag itself, so it keeps its effect for the release.
  */
 const DEPRECATED = [
-  { old: 'runs', new: 'run-sets', commands: ['diff'], type: 'boolean' },
+  { old: 'runs', commands: ['diff'], type: 'boolean', dropped: 'sets of runs are told from the reports given: either side of --, or two directories of reports' },
+  { old: 'run-sets', commands: ['diff'], type: 'boolean', dropped: 'sets of runs are told from the reports given: either side of --, or two directories of reports' },
+  { old: 'top', commands: ['diff'], type: 'string', dropped: 'each list of movers shows the 10 biggest; --json has the same' },
   { old: 'docker', new: 'containers', commands: ['bench'], type: 'boolean', own: true, instead: '--containers runc,runsc' },
   { old: 'runtime', new: 'containers', commands: ['bench'], type: 'string', own: true },
   { old: 'warmup', commands: ['bench'], type: 'string', dropped: 'one warm-up round, not counted, always' },

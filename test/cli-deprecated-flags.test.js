@@ -37,7 +37,10 @@ const SERVER = { 'server.js': "require('http').createServer((req, res) => res.en
 // one had no working form alone; `rest` is then what it still says, as before); or, for a flag no
 // other replaces, `effect`: what it still does, checked on the run (its result, its directory).
 const CASES = {
-  'diff --runs': { old: ['diff', '--runs', 'a', 'b'], new: ['diff', '--run-sets', 'a', 'b'] },
+  // Sets of runs as before, though neither name is a directory of reports.
+  'diff --runs': { old: ['diff', '--runs', 'a', 'b'], new: null, rest: /^coldstart: diff: a is not a directory; give two directories of reports/ },
+  'diff --run-sets': { old: ['diff', '--run-sets', 'a', 'b'], new: null, rest: /^coldstart: diff: a is not a directory; give two directories of reports/ },
+  'diff --top': { old: ['diff', '--top', '0', 'a', 'b'], new: null, rest: /^coldstart: invalid --top "0"/ },
   'bench --docker': { old: ['bench', '--docker', '-n', '1', '--', 'node', 'app.js'], new: ['bench', '--containers', 'runc,runsc', '-n', '1', '--', 'node', 'app.js'] },
   'bench --runtime': { old: ['bench', '--runtime', 'runsc', '--', 'node', 'app.js'], new: null, rest: /^coldstart: --runtime goes with --docker$/ },
   'bench --warmup': { old: ['bench', '-n', '1', '--warmup', '0', '--until', 'exit', '--json', '--', 'node', 'app.js'], effect: (r) => {
@@ -176,9 +179,9 @@ test('each old spelling works as before, with exactly one deprecation line sayin
 });
 
 test('an old spelling and its new one together: one line, exit 2', async (t) => {
-  const r = await runInFreshDir(t, ['diff', '--runs', '--run-sets', 'a', 'b']);
+  const r = await runInFreshDir(t, ['pack', '--manifest', 'files.txt', '--snapshot', 'a.blob', '--snapshot-blob', 'b.blob']);
   assert.strictEqual(r.code, 2);
-  assert.strictEqual(r.stderr, 'coldstart: --runs is the old spelling of --run-sets: give --run-sets only\n');
+  assert.strictEqual(r.stderr, 'coldstart: --snapshot is the old spelling of --snapshot-blob: give --snapshot-blob only\n');
 });
 
 test('with --json the deprecation line goes to stderr; stdout is the JSON document alone', async (t) => {
