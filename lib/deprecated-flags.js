@@ -31,6 +31,7 @@ const DEPRECATED = [
   { old: 'rate', commands: ['profile'], type: 'string', dropped: 'each --request is sent twice a second: give one twice for 4 a second' },
   { old: 'keep-running', commands: ['profile'], type: 'boolean', dropped: 'the app ends with the capture: --after 10m keeps it running, profiled, for 10 minutes' },
   { old: 'min-effect', commands: ['check'], type: 'string', dropped: 'the tolerance is the smallest change that matters' },
+  { old: 'check', new: 'verify', commands: ['pack'], type: 'boolean' },
   { old: 'snapshot', new: 'snapshot-blob', commands: ['pack'], type: 'string' },
   { old: 'settle', new: 'after', commands: ['pack'], type: 'string' },
   { old: 'esm', new: 'es-modules', commands: ['fixture'], type: 'boolean' },

@@ -86,6 +86,10 @@ const CASES = {
     assert.strictEqual(r.code, 3, r.stderr); // 2 runs cannot decide
     assert.deepStrictEqual(JSON.parse(r.stdout).checks.map((c) => [c.name, c.minEffect]), [['baseline', 1]]);
   } },
+  'pack --check': { old: ['pack', '--no-check', '--until', 'exit', '--json', '--', 'node', 'app.js'], effect: (r) => {
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.strictEqual(JSON.parse(r.stdout).check, null, 'the archive was not started alone');
+  } },
   'pack --snapshot': { old: ['pack', '--manifest', 'files.txt', '--snapshot', 's.blob'], new: ['pack', '--manifest', 'files.txt', '--snapshot-blob', 's.blob'] },
   'pack --settle': { old: ['pack', '--settle', '1s', '--until', 'exit', '--', 'node', 'app.js'], new: ['pack', '--after', '1s', '--until', 'exit', '--', 'node', 'app.js'] },
   'fixture --esm': { old: ['fixture', '--esm', '--modules', '3', '--out', 'w'], new: ['fixture', '--es-modules', '--modules', '3', '--out', 'w'] },
