@@ -4,6 +4,9 @@
 // needed any more), and each command's --help lists them. Also read by `coldstart start` on every
 // container start: plain data, no dependencies.
 
+// diff's two spellings of "these are sets of runs", both told from the reports now.
+const SETS_OF_RUNS = 'sets of runs are told from the reports given: either side of --, or two directories of reports';
+
 /**
  * old: the old name (one letter: a short flag); commands: where the old name had this meaning;
  * type: how the old one parses (yargs), so it parses exactly as before. Then one of:
@@ -16,8 +19,8 @@
  *   the job); the command reads the old flag itself, so it keeps its effect for the release.
  */
 const DEPRECATED = [
-  { old: 'runs', commands: ['diff'], type: 'boolean', dropped: 'sets of runs are told from the reports given: either side of --, or two directories of reports' },
-  { old: 'run-sets', commands: ['diff'], type: 'boolean', dropped: 'sets of runs are told from the reports given: either side of --, or two directories of reports' },
+  { old: 'runs', commands: ['diff'], type: 'boolean', dropped: SETS_OF_RUNS },
+  { old: 'run-sets', commands: ['diff'], type: 'boolean', dropped: SETS_OF_RUNS },
   { old: 'top', commands: ['diff'], type: 'string', dropped: 'each list of movers shows the 10 biggest; --json has the same' },
   { old: 'docker', new: 'containers', commands: ['bench'], type: 'boolean', own: true, instead: '--containers runc,runsc' },
   { old: 'runtime', new: 'containers', commands: ['bench'], type: 'string', own: true },
