@@ -5,7 +5,7 @@
 // (the module's load time under the profiler), the saving the alternating timed starts measured
 // (median shift with its 95% interval) and the verdict, or the reason it was dropped. Prints markdown.
 //
-//   node bench/advice-verification.js [-n 3] [--verify-runs 7] [--apps route-only,express,otel] [--nodes PATH,...]
+//   node bench/advice-verification.js [-n 3] [--apps route-only,express,otel] [--nodes PATH,...]
 //
 // Apps: route-only, test/helpers/lazy-advice-app.js (a module of 40 ms of CPU
 // work used only by GET /heavy, one destructured where it is required, one whose field startup
@@ -15,8 +15,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
-const { parseCount } = require('../lib/options.js');
 const { describeMachine } = require('../lib/bench/runner.js');
+const { VERIFY_RUNS } = require('../lib/capture/verify-lazy.js');
 const { parseRunArgs } = require('./alternating-runs.js');
 const { APPS: FIXTURES } = require('./profile-overhead.js');
 const { spawnCli } = require('../test/helpers/app.js');
@@ -35,21 +35,14 @@ const APPS = {
   otel: async (scratch) => ({ ...(await FIXTURES.otel(scratch)), request: 'GET /hello' }),
 };
 
-/** -n (repetitions of the whole command, 3 by default), --apps, --nodes as the other benches; --verify-runs. */
+/** -n (repetitions of the whole command, 3 by default), --apps, --nodes as the other benches. */
 function parseBenchArgs(argv) {
-  const rest = [];
-  let verifyRuns = '7';
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--verify-runs') verifyRuns = argv[++i];
-    else if (argv[i].startsWith('--verify-runs=')) verifyRuns = argv[i].slice('--verify-runs='.length);
-    else rest.push(argv[i]);
-  }
-  return { ...parseRunArgs(['-n', '3', ...rest], APPS, DEFAULT_APPS), verifyRuns: parseCount(verifyRuns, '--verify-runs', 2) };
+  return parseRunArgs(['-n', '3', ...argv], APPS, DEFAULT_APPS);
 }
 
 /** One `coldstart profile --verify-advice` of the app; its report.json. */
-async function profileOnce(app, env, verifyRuns, out) {
-  const args = ['profile', '--verify-advice', '--verify-runs', String(verifyRuns), '--request', app.request, '--out', out, '--', ...app.command];
+async function profileOnce(app, env, out) {
+  const args = ['profile', '--verify-advice', '--request', app.request, '--out', out, '--', ...app.command];
   const { code, stderr } = await spawnCli(args, { cwd: app.cwd, env }).done;
   if (code !== 0) throw new Error(`coldstart ${args.join(' ')} exited with ${code}: ${stderr.trim().split('\n').slice(-5).join('\n')}`);
   return JSON.parse(fs.readFileSync(path.join(out, 'report.json'), 'utf8'));
@@ -75,7 +68,7 @@ function measuredCell(o) {
 }
 
 /** The markdown (pure). results: [{ app, node, rep, readyAt, tried, untried, other }] */
-function renderAdviceVerification(results, { machine, verifyRuns, loadAtStart, loadAtEnd, seconds }) {
+function renderAdviceVerification(results, { machine, loadAtStart, loadAtEnd, seconds }) {
   const lines = [
     '| app | Node | run | readyAt | candidate | estimated | measured saving [95% interval] | verdict |',
     '|---|---|---:|---:|---|---:|---:|---|',
@@ -95,7 +88,7 @@ function renderAdviceVerification(results, { machine, verifyRuns, loadAtStart, l
   }
   const load = (l) => l.map((x) => x.toFixed(2)).join(', ');
   lines.push('',
-    `\`coldstart profile --verify-advice --verify-runs ${verifyRuns}\`, each run a separate command; estimated: the profile's figure, measured: median shift of ${verifyRuns} timed starts each, the app as it is and with the require made lazy, alternating.`,
+    `\`coldstart profile --verify-advice\`, each run a separate command; estimated: the profile's figure, measured: median shift of ${VERIFY_RUNS} timed starts each, the app as it is and with the require made lazy, alternating.`,
     `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.os}; load average at the start ${load(loadAtStart)}, at the end ${load(loadAtEnd)}; ${Math.round(seconds)} s in all.`, '');
   return lines.join('\n');
 }
@@ -115,7 +108,7 @@ async function main(argv = process.argv.slice(2)) {
         const node = execFileSync(path.join(dir, 'node'), ['--version'], { encoding: 'utf8' }).trim();
         for (let rep = 1; rep <= plan.runs; rep++) {
           progress(`${app.name} ${node} ${rep}/${plan.runs}`);
-          const report = await profileOnce(app, env, plan.verifyRuns, path.join(scratch, `out-${name}-${node}-${rep}`));
+          const report = await profileOnce(app, env, path.join(scratch, `out-${name}-${node}-${rep}`));
           results.push({ app: app.name, node, rep, readyAt: report.readyAt, ...lazyOutcomes(report) });
         }
       }
@@ -125,7 +118,7 @@ async function main(argv = process.argv.slice(2)) {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
   process.stdout.write(renderAdviceVerification(results, {
-    machine: describeMachine(), verifyRuns: plan.verifyRuns, loadAtStart, loadAtEnd: os.loadavg(), seconds: (Date.now() - started) / 1000,
+    machine: describeMachine(), loadAtStart, loadAtEnd: os.loadavg(), seconds: (Date.now() - started) / 1000,
   }));
   return 0;
 }

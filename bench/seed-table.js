@@ -7,24 +7,25 @@
 //
 //   node bench/seed-table.js [-n 50] [--fixture DIR] [--html FILE] [--json FILE] [--base-image IMAGE]
 //
+// The scenarios (lib/bench/scenarios.js) are timed by bench's plan and runner directly: they are
+// this benchmark's, not a flag of coldstart bench.
+//
 // Needs a Docker engine with runsc: run .ci/docker-up.sh first.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
-const { run } = require('../lib/cli.js');
-const { requireDocker, runscVersion } = require('../lib/docker.js');
+const { parseCount } = require('../lib/options.js');
+const { requireDocker, runscVersion, checkRuntimes } = require('../lib/docker.js');
 const { generateFixture } = require('../lib/fixtures/generate.js');
 const { writeFileAtomic } = require('../lib/write-atomic.js');
+const { runBenchPlan } = require('../lib/bench/bench-plan.js');
+const { renderBenchHtml } = require('../lib/bench/chart.js');
+const { progress } = require('../lib/report/terminal-format.js');
 
 const ROWS = [['require', 'plain (require)'], ['regenerate', 'regenerate'], ['cpu', 'cpu (control)']];
 const RUNTIMES = ['runc', 'runsc'];
 const FIXTURE = { modules: 1000, seed: 42 };
-
-function collector() {
-  let text = '';
-  return { write(chunk) { text += chunk; return true; }, get text() { return text; }, isTTY: false };
-}
 
 function ms(value) {
   return value === null || value === undefined ? '–' : `${Math.round(value)}`;
@@ -57,7 +58,7 @@ function renderSeedTable(result, versions, fixture) {
   lines.push(`${n} runs per cell after ${result.warmup} warm-up run${result.warmup === 1 ? '' : 's'}, samples interleaved across the six cells; `
     + 'time = `docker run` start to the app\'s listening line on stdout (container creation included), '
     + 'every run a fresh container with `--network none` and `/tmp` on a tmpfs. '
-    + `Fixture: ${fixture || `\`coldstart fixture --modules ${FIXTURE.modules} --seed ${FIXTURE.seed}\``}.`);
+    + `Fixture: ${fixture || `\`coldstart fixture --modules ${FIXTURE.modules}\``}.`);
   lines.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}; Node ${m.node}; Docker ${versions.docker}; ${versions.runsc}.`);
   if (result.partial) lines.push('**Interrupted**: fewer runs than asked.');
   return lines.join('\n') + '\n';
@@ -68,16 +69,17 @@ async function main(argv = process.argv.slice(2)) {
     args: argv,
     options: {
       runs: { type: 'string', short: 'n', default: '50' },
-      warmup: { type: 'string', default: '1' },
       fixture: { type: 'string' },
       html: { type: 'string' },
       json: { type: 'string' },
-      'base-image': { type: 'string' },
+      'base-image': { type: 'string', default: 'coldstart-node:local' },
     },
   });
+  const runs = parseCount(values.runs, '-n');
   let docker;
   try {
     docker = await requireDocker();
+    await checkRuntimes(RUNTIMES, 'runtime');
   } catch (err) {
     process.stderr.write(`seed-table: ${err.message}\n`);
     return 1;
@@ -87,18 +89,22 @@ async function main(argv = process.argv.slice(2)) {
     const fixture = values.fixture
       ? path.resolve(values.fixture)
       : (await generateFixture({ dir: path.join(scratch, 'fixture'), ...FIXTURE })).dir;
-    const args = ['bench', '--containers', RUNTIMES.join(','), '--scenario', ROWS.map(([s]) => s).join(','),
-      '--fixture', fixture, '-n', values.runs, '--warmup', values.warmup, '--json'];
-    if (values.html) args.push('--html', path.resolve(values.html));
-    if (values['base-image']) args.push('--base-image', values['base-image']);
-    const stdout = collector();
-    const code = await run(args, { stdout, stderr: process.stderr });
-    if (code !== 0 && code !== 130) return code;
-    const result = JSON.parse(stdout.text);
+    const shown = progress({ stream: process.stderr, env: process.env });
+    let result;
+    try {
+      result = await runBenchPlan({
+        commands: [], scenarios: ROWS.map(([s]) => s), fixtureDir: fixture, inDocker: true, runtimes: RUNTIMES,
+        baseImage: values['base-image'], cwd: process.cwd(), env: process.env, runs, warmup: 1,
+        until: { mode: 'listen' }, timeoutMs: 60_000, onProgress: shown.phase,
+      });
+    } finally {
+      shown.done();
+    }
     if (values.json) writeFileAtomic(path.resolve(values.json), JSON.stringify(result, null, 2) + '\n');
+    if (values.html) writeFileAtomic(path.resolve(values.html), renderBenchHtml(result));
     process.stdout.write(renderSeedTable(result, { docker: docker.version, runsc: runscVersion() },
       values.fixture && fixture));
-    return code;
+    return result.partial ? 130 : 0;
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }

@@ -6,7 +6,7 @@
 const yargs = require('yargs/yargs');
 const { isExpected, UsageError } = require('./errors.js');
 const { settleWarnings, showWarnings, warning } = require('./warnings.js');
-const { declareRenamed, mapRenamed, deprecationMessage } = require('./deprecated-flags.js');
+const { declareDeprecated, mapDeprecated, deprecationMessage } = require('./deprecated-flags.js');
 const { wantsColor } = require('./report/terminal-format.js');
 
 // Loaded when the CLI starts: a missing command file is an error, never a missing command.
@@ -63,7 +63,7 @@ async function run(argv, io) {
     parser.command({
       command: cmd.command,
       describe: cmd.describe,
-      builder: (y) => declareRenamed(cmd.builder(y) || y, name),
+      builder: (y) => declareDeprecated(cmd.builder(y) || y, name),
       handler: (args) => {
         const ctx = {
           stdout,
@@ -83,8 +83,8 @@ async function run(argv, io) {
         // reports some errors (e.g. an unknown argument), and the app must not start then.
         pending = () => {
           // Said before the run, and no error under --strict: an old spelling works for one more release.
-          const renamed = mapRenamed(args, name, argv);
-          showWarnings(renamed.map((r) => warning('FLAG_DEPRECATED', deprecationMessage(r), { flag: r.old, use: r.new })), args, stderr);
+          const deprecated = mapDeprecated(args, name, argv);
+          showWarnings(deprecated.map((r) => warning('FLAG_DEPRECATED', deprecationMessage(r), { flag: r.old, use: r.new || null })), args, stderr);
           return cmd.run(args, ctx);
         };
         // A run that already failed keeps its exit code; its warnings are still shown.

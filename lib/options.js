@@ -27,15 +27,33 @@ function parseEsm(value) {
   throw new UsageError(`invalid --esm "${value}": use auto, always or never`);
 }
 
-/** --until listen | exit | <duration> -> { mode, ms? } */
+/** --until listen | exit | <duration> | http:/path -> { mode, ms?, url? } */
 function parseUntil(value) {
   if (value === undefined || value === 'listen' || value === 'tcp') return { mode: 'listen' };
   if (value === 'exit') return { mode: 'exit' };
   if (/^http:/.test(value)) return { mode: 'http', url: parseProbe(value) };
+  if (/^line:/.test(value)) throw new UsageError(`--until ${value}: a line of output is how bench --containers sees an app in a container become ready; here use listen (or tcp), exit, a duration such as 5s, or a readiness URL such as http:/healthz`);
   try {
     return { mode: 'duration', ms: parseDuration(value, '--until') };
   } catch {
     throw new UsageError(`invalid --until "${value}": use listen (or tcp), exit, a duration such as 5s, or a readiness URL such as http:/healthz`);
+  }
+}
+
+/**
+ * bench's --until, which also takes line:/REGEX/ (the first line of the app's output that matches,
+ * case-insensitive: how a start in a container is seen) -> { mode: 'line', pattern } or parseUntil's.
+ */
+function parseBenchUntil(value) {
+  const m = /^line:\/(.+)\/$/s.exec(String(value));
+  if (!m) {
+    if (/^line:/.test(String(value))) throw new UsageError(`invalid --until "${value}": a line of output is line:/REGEX/, e.g. line:/listening on port \\d+/`);
+    return parseUntil(value);
+  }
+  try {
+    return { mode: 'line', pattern: new RegExp(m[1], 'i') };
+  } catch (err) {
+    throw new UsageError(`invalid --until "${value}": ${err.message}`);
   }
 }
 
@@ -74,7 +92,10 @@ function parseRequestLine(value) {
   return { method: m[1].toUpperCase(), path: m[2].replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c)) };
 }
 
-/** --rate: requests per second, more than 0, at most 1000. */
+// How often each --request is sent.
+const REQUESTS_PER_SECOND = 2;
+
+/** The old --rate: requests per second, more than 0, at most 1000. */
 function parseRate(value) {
   const n = Number(value);
   if (!(n > 0) || n > 1000) throw new UsageError(`invalid --rate "${value}": requests per second, more than 0 and at most 1000`);
@@ -82,9 +103,10 @@ function parseRate(value) {
 }
 
 /**
- * --after, --request and --rate: the window after the ready moment, or null without one. A
- * --request without --after gets a 5 s window; either needs an app that runs on after its ready
- * moment, and --request one that listens.
+ * --after and --request: the window after the ready moment, or null without one. A --request
+ * without --after gets a 5 s window; either needs an app that runs on after its ready moment, and
+ * --request one that listens. Each --request given is sent twice a second (the requests in turn),
+ * unless the old --rate (lib/deprecated-flags.js) sets the pace of them all.
  */
 function afterWindowFromArgv(argv) {
   const requests = [].concat(argv.request || []).map(parseRequestLine);
@@ -98,7 +120,7 @@ function afterWindowFromArgv(argv) {
   return {
     ms: argv.after != null ? parseDuration(argv.after, '--after') : 5000,
     requests,
-    rate: argv.rate != null ? parseRate(argv.rate) : 2,
+    rate: argv.rate != null ? parseRate(argv.rate) : REQUESTS_PER_SECOND * Math.max(1, requests.length),
   };
 }
 
@@ -163,4 +185,4 @@ function captureFlags(argv, ctx) {
   };
 }
 
-module.exports = { afterWindowFromArgv, parseDuration, parseUntil, parseInterval, parseCount, parseEsm, captureOptions, lambdaOptions, captureOptionsFromArgv };
+module.exports = { afterWindowFromArgv, parseDuration, parseUntil, parseBenchUntil, parseInterval, parseCount, parseEsm, captureOptions, lambdaOptions, captureOptionsFromArgv };

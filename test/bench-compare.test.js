@@ -31,7 +31,7 @@ after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 async function bench(names, runs) {
   fs.rmSync(path.join(dir, 'runs.log'), { force: true });
-  const r = await runCli(['bench', '-n', String(runs), '--warmup', '1', '--json', '--compare', ...names.map((n) => `node app.js ${n}`)], { cwd: dir });
+  const r = await runCli(['bench', '-n', String(runs), '--json', '--compare', ...names.map((n) => `node app.js ${n}`)], { cwd: dir });
   assert.equal(r.code, 0, r.stderr);
   const log = fs.readFileSync(path.join(dir, 'runs.log'), 'utf8').trim().split('\n');
   return { result: JSON.parse(r.stdout), log };

@@ -1,6 +1,6 @@
 'use strict';
 // coldstart bench --containers for real: images built from a generated fixture on the local base
-// image, every sample a fresh container under runc and runsc. Without a Docker engine the
+// image, every sample a fresh container under runc and runsc; the seed scenarios the same way. Without a Docker engine the
 // container test skips with a loud line, except in CI where that is a failure; the tests for
 // a missing or stopped engine need no engine at all.
 const { test, before, after } = require('node:test');
@@ -12,6 +12,7 @@ const path = require('node:path');
 const { runCli } = require('./helpers/app.js');
 const { needDocker, cleanup } = require('./helpers/docker.js');
 const { generateFixture } = require('../lib/fixtures/generate.js');
+const { runBenchPlan } = require('../lib/bench/bench-plan.js');
 
 const DOCKER = process.env.COLDSTART_DOCKER || '/usr/bin/docker';
 let work;
@@ -43,15 +44,13 @@ function dockerLines(args) {
   return execFileSync(DOCKER, args, { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
 }
 
-test('bench --containers: the app and the scenarios in fresh containers under runc and runsc', { timeout: 300_000 }, async (t) => {
+test('bench --containers: the app in fresh containers under runc and runsc, ready at the line --until names', { timeout: 300_000 }, async (t) => {
   if (!(await needDocker(t))) return;
-  const r = await runCli(['bench', '--containers', 'runc,runsc', '-n', '2', '--warmup', '0',
-    '--scenario', 'require,cpu', '--fixture', app, '--json', '--', 'node', 'index.js'], { cwd: app });
+  const r = await runCli(['bench', '--containers', 'runc,runsc', '-n', '2', '--until', 'line:/listening on port \\d+/',
+    '--json', '--', 'node', 'index.js'], { cwd: app });
   assert.equal(r.code, 0, r.stderr);
   const result = JSON.parse(r.stdout);
-  assert.deepEqual(result.series.map((s) => s.label), [
-    'node index.js [runc]', 'node index.js [runsc]', 'require [runc]', 'require [runsc]', 'cpu [runc]', 'cpu [runsc]',
-  ]);
+  assert.deepEqual(result.series.map((s) => s.label), ['node index.js [runc]', 'node index.js [runsc]']);
   for (const s of result.series) {
     assert.equal(s.where, 'docker');
     assert.equal(s.metric, 'outside');
@@ -59,17 +58,37 @@ test('bench --containers: the app and the scenarios in fresh containers under ru
     assert.equal(s.stats.inside, null);
     assert.equal(s.outside.length, 2);
     assert.ok(s.outside.every((ms) => ms > 0), `${s.label}: ${s.outside}`);
+    assert.equal(s.ready, String(/listening on port \d+/i));
+    t.diagnostic(`${s.label}: ${s.outside.map(Math.round).join(', ')} ms (docker run to listening line)`);
+  }
+  assert.ok(result.notes.some((n) => /No inside time/.test(n)), 'the output says how containers are timed');
+  assertNothingLeft();
+});
+
+test('the seed scenarios in fresh containers under runc and runsc, as bench/seed-table.js runs them', { timeout: 300_000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  const result = await runBenchPlan({
+    commands: [], scenarios: ['require', 'cpu'], fixtureDir: app, inDocker: true, runtimes: ['runc', 'runsc'],
+    baseImage: 'coldstart-node:local', cwd: app, env: process.env, runs: 2, warmup: 1, until: { mode: 'listen' }, timeoutMs: 60_000,
+  });
+  assert.deepEqual(result.series.map((s) => s.label), ['require [runc]', 'require [runsc]', 'cpu [runc]', 'cpu [runsc]']);
+  for (const s of result.series) {
+    assert.equal(s.where, 'docker');
+    assert.equal(s.outside.length, 2);
+    assert.ok(s.outside.every((ms) => ms > 0), `${s.label}: ${s.outside}`);
     t.diagnostic(`${s.label}: ${s.outside.map(Math.round).join(', ')} ms (docker run to listening line)`);
   }
   const cpu = result.series.find((s) => s.label === 'cpu [runc]');
   assert.ok(cpu.stats.outside.median >= 1000, `the 1 s control cannot be ready in under 1 s: ${cpu.stats.outside.median}`);
-  assert.ok(result.notes.some((n) => /No inside time/.test(n)), 'the output says how containers are timed');
+  assertNothingLeft();
+});
 
-  // Nothing left behind: containers are --rm and killed, images removed.
+/** Nothing left behind: containers are --rm and killed, images removed. */
+function assertNothingLeft() {
   assert.deepEqual(dockerLines(['ps', '-a', '--filter', `name=coldstart-run-${process.pid}-`, '--format', '{{.Names}}']), []);
   assert.deepEqual(dockerLines(['images', '--format', '{{.Repository}}:{{.Tag}}'])
     .filter((tag) => tag.startsWith(`coldstart-bench:${process.pid}-`)), []);
-});
+}
 
 test('bench --containers without Docker: one line naming the setup step', async () => {
   const r = await withEnv({ COLDSTART_DOCKER: path.join(work, 'no-docker-here') },

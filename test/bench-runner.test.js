@@ -1,6 +1,7 @@
 'use strict';
-// coldstart bench on this machine: real cold starts of generated fixtures, the seed scenarios,
-// the files it writes, and the ways it refuses bad input or an app that never gets ready.
+// coldstart bench on this machine: real cold starts of generated fixtures, the seed scenarios (as
+// bench/seed-table.js times them), the files it writes, and the ways it refuses bad input or an app
+// that never gets ready.
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
@@ -11,6 +12,16 @@ const { generateFixture } = require('../lib/fixtures/generate.js');
 const { renderBenchSvg, renderBenchHtml } = require('../lib/bench/chart.js');
 const { summarize } = require('../lib/stats.js');
 const { splitCommand } = require('../lib/commands/bench.js');
+const { runBenchPlan } = require('../lib/bench/bench-plan.js');
+const { prepareScenarioApp } = require('../lib/bench/scenarios.js');
+
+/** The seed scenarios timed on this machine, as bench/seed-table.js asks bench's plan for them in containers. */
+function benchScenarios(scenarios, runs) {
+  return runBenchPlan({
+    commands: [], scenarios, fixtureDir: app, inDocker: false, runtimes: [], cwd: work, env: process.env,
+    runs, warmup: 0, until: { mode: 'listen' }, timeoutMs: 60_000,
+  });
+}
 
 let work;
 let app; // a 30-package fixture: starts in well under a second
@@ -56,7 +67,7 @@ test('bench of a small fixture: n samples per time, positive, outside after insi
 });
 
 test('cpu scenario: the 1 s control reads at least its 1 s spin and no more than the time seen from outside', { timeout: 60_000 }, async () => {
-  const r = parseJson(await runCli(['bench', '-n', '3', '--warmup', '0', '--scenario', 'cpu', '--fixture', app, '--json'], { cwd: work }));
+  const r = await benchScenarios(['cpu'], 3);
   const [s] = r.series;
   assert.equal(s.scenario, 'cpu');
   assert.equal(s.inside.length, 3);
@@ -72,7 +83,7 @@ test('cpu scenario: the 1 s control reads at least its 1 s spin and no more than
 test('require and regenerate scenarios load the fixture; regenerated trees do not pile up in the temp directory', { timeout: 60_000 }, async () => {
   const leftovers = () => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('coldstart-regenerate-'));
   const before = new Set(leftovers());
-  const r = parseJson(await runCli(['bench', '-n', '2', '--warmup', '0', '--scenario', 'require,regenerate', '--fixture', app, '--json'], { cwd: work }));
+  const r = await benchScenarios(['require', 'regenerate'], 2);
   assert.deepEqual(r.series.map((s) => s.label), ['require', 'regenerate']);
   for (const s of r.series) {
     assert.equal(s.inside.length, 2);
@@ -84,15 +95,27 @@ test('require and regenerate scenarios load the fixture; regenerated trees do no
     'the fixture itself is left untouched');
 });
 
-test('--compare, --csv and --html: one series per command, raw samples, a chart without network', async () => {
+test('the scenarios refuse a fixture that is not there, before anything runs', () => {
+  assert.throws(() => prepareScenarioApp({ fixture: path.join(work, 'missing'), into: path.join(work, 'never'), scenarios: ['cpu'] }), /--fixture .* does not exist/);
+  assert.ok(!fs.existsSync(path.join(work, 'never')));
+});
+
+test('--compare and -o: one series per command; raw samples in .csv, a chart without network in .html, the result in .json', async () => {
   const csv = path.join(work, 'samples.csv');
   const html = path.join(work, 'chart.html');
-  const r = await runCli(['bench', '-n', '2', '--compare', 'node index.js', "node --no-warnings 'index.js'", '--csv', csv, '--html', html], { cwd: app });
+  const json = path.join(work, 'result.json');
+  const r = await runCli(['bench', '-n', '2', '--compare', 'node index.js', "node --no-warnings 'index.js'", '-o', csv], { cwd: app });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /node index\.js\s+inside\s+2 /);
   assert.match(r.stdout, /node --no-warnings index\.js\s+inside\s+2 /);
   assert.match(r.stdout, /│/, 'a histogram in the terminal');
+  assert.match(r.stdout, /^csv: .*samples\.csv$/m);
   assert.equal(r.stderr, '', 'no progress in a pipe outside CI');
+  const charted = await runCli(['bench', '-n', '2', '--compare', 'node index.js', "node --no-warnings 'index.js'", '-o', html], { cwd: app });
+  assert.equal(charted.code, 0, charted.stderr);
+  const saved = await runCli(['bench', '-n', '1', '-o', json, '--', 'node', 'index.js'], { cwd: app });
+  assert.equal(saved.code, 0, saved.stderr);
+  assert.deepEqual(JSON.parse(fs.readFileSync(json, 'utf8')).series.map((s) => s.inside.length), [1]);
 
   const rows = fs.readFileSync(csv, 'utf8').trim().split('\n');
   assert.equal(rows[0], 'series,scenario,runtime,where,run,inside_ms,outside_ms');
@@ -142,13 +165,14 @@ test('splitCommand reads quoted --compare commands as a shell would', () => {
 
 test('bad input: one coldstart: line and exit 2, before anything runs', async () => {
   assertOneLine(await runCli(['bench', '-n', '0', '--', 'node', 'index.js'], { cwd: app }), 2, /invalid -n "0"/);
-  assertOneLine(await runCli(['bench', '--scenario', 'require,disk'], { cwd: app }), 2, /unknown --scenario "disk"/);
   assertOneLine(await runCli(['bench'], { cwd: app }), 2, /missing app command/);
   assertOneLine(await runCli(['bench', '--until', '5s', '--', 'node', 'index.js'], { cwd: app }), 2, /--until 5s/);
   assertOneLine(await runCli(['bench', '--containers', ',runsc', '--', 'node', 'index.js'], { cwd: app }), 2, /invalid --containers ",runsc"/);
   assertOneLine(await runCli(['bench', '--compare', 'node "index.js', '-n', '1'], { cwd: app }), 2, /unterminated " quote/);
-  assertOneLine(await runCli(['bench', '--html', path.join(work, 'no-such-dir', 'c.html'), '--', 'node', 'index.js'], { cwd: app }), 2, /cannot write --html/);
-  assertOneLine(await runCli(['bench', '--scenario', 'cpu', '--fixture', path.join(work, 'missing')], { cwd: app }), 2, /--fixture .* does not exist/);
+  assertOneLine(await runCli(['bench', '-o', path.join(work, 'no-such-dir', 'c.html'), '--', 'node', 'index.js'], { cwd: app }), 2, /cannot write -o/);
+  assertOneLine(await runCli(['bench', '-o', 'bench.txt', '--', 'node', 'index.js'], { cwd: app }), 2, /-o bench\.txt: name a \.html file/);
+  assertOneLine(await runCli(['bench', '--until', 'line:/ready/', '--', 'node', 'index.js'], { cwd: app }), 2, /--until line:\/ready\/: .*give --containers too/);
+  assertOneLine(await runCli(['bench', '--until', 'line:ready', '--', 'node', 'index.js'], { cwd: app }), 2, /invalid --until "line:ready": a line of output is line:\/REGEX\//);
   assertOneLine(await runCli(['bench', '--', 'node', 'missing.js'], { cwd: app }), 2, /entry file not found/);
 });
 
@@ -157,11 +181,11 @@ test('an app that crashes: stops after the first run, exit 1, with its stderr', 
   const counter = path.join(dir, 'runs.txt');
   fs.writeFileSync(path.join(dir, 'server.js'),
     `require('fs').appendFileSync(${JSON.stringify(counter)}, 'x');\nconsole.error('loading config');\nthrow new Error('DATABASE_URL is not set');\n`);
-  const r = await runCli(['bench', '-n', '5', '--warmup', '0', '--', 'node', 'server.js'], { cwd: dir });
+  const r = await runCli(['bench', '-n', '5', '--', 'node', 'server.js'], { cwd: dir });
   assert.equal(r.code, 1, r.stderr);
   assert.equal(r.stdout, '');
   const [first, ...rest] = r.stderr.trim().split('\n');
-  assert.match(first, /^coldstart: node server\.js: run 1 of 5 failed: the app ended \(exit code 1\) before it was ready: Error: DATABASE_URL is not set$/);
+  assert.match(first, /^coldstart: node server\.js: warm-up run 1 failed: the app ended \(exit code 1\) before it was ready: Error: DATABASE_URL is not set$/);
   assert.ok(rest.some((l) => l.includes('| loading config')), `the app's stderr follows:\n${r.stderr}`);
   assert.equal(fs.readFileSync(counter, 'utf8'), 'x', 'no run after the failing one');
 });

@@ -32,13 +32,13 @@ test('diff of two profiles of the same express app: no mover beyond noise, and i
     // On a busy machine a single pair cannot tell; either way it never calls the same app slower or faster.
     assert.match(text.stdout, /time to ready: (no change beyond the spread of single runs|cannot tell from single runs: the machine was busy)/);
     assert.ok(['noise', 'cannot tell'].includes(doc.readyAt.verdict), doc.readyAt.verdict);
-    assert.match(text.stdout, /Single runs compared: .*coldstart diff --run-sets/);
+    assert.match(text.stdout, /Single runs compared: .*coldstart diff a1\.json \.\.\. a6\.json -- /);
   } finally {
     rm(dir);
   }
 });
 
-test('diff --run-sets of an app before and after a 50 ms module: that module and its package are the movers', MANY_RUNS, async () => {
+test('diff of sets of runs of an app before and after a 50 ms module: that module and its package are the movers', MANY_RUNS, async () => {
   const dir = copyFixture('slow-require');
   try {
     const server = fs.readFileSync(path.join(dir, 'server.js'), 'utf8');
@@ -51,7 +51,7 @@ test('diff --run-sets of an app before and after a 50 ms module: that module and
       await profile(dir, path.join('before', String(i)), 'app.js');
       await profile(dir, path.join('after', String(i)), 'app-slow.js');
     }
-    const r = await runCli(['diff', '--run-sets', 'before', 'after', '--json'], { cwd: dir });
+    const r = await runCli(['diff', 'before', 'after', '--json'], { cwd: dir });
     assert.strictEqual(r.code, 0, r.stderr);
     const doc = JSON.parse(r.stdout);
     assert.deepStrictEqual([doc.method, doc.runs], ['runs', { before: 6, after: 6 }]);

@@ -98,10 +98,10 @@ test('pack fails, naming the file and keeping no archive, when startup read a fi
     const packed = await runCli(['pack', '--out', 'app.tar', '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(packed.code, 1, packed.stdout + packed.stderr);
     assert.match(packed.stderr, new RegExp(`${path.join(dir, 'settings.json').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not in it`));
-    assert.match(packed.stderr, /--no-check/);
+    assert.match(packed.stderr, /--no-verify/);
     assert.strictEqual(fs.existsSync(path.join(dir, 'app.tar')), false, 'no archive kept');
 
-    const unchecked = await runCli(['pack', '--no-check', '--out', 'app.tar', '--', 'node', 'server.js'], { cwd: dir });
+    const unchecked = await runCli(['pack', '--no-verify', '--out', 'app.tar', '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(unchecked.code, 0, unchecked.stderr);
     assert.ok(fs.existsSync(path.join(dir, 'app.tar')));
     assert.doesNotMatch(unchecked.stdout, /checked:/);

@@ -40,7 +40,7 @@ test('npm pack, npm install into an app, npx coldstart profile and view work the
     assert.deepStrictEqual(report.modules.map((m) => m.file), ['server.js']);
     assert.ok(fs.existsSync(path.join(app, 'report', 'report.html')));
 
-    const viewed = spawnSync('npx', ['coldstart', 'view', '--no-serve', '--no-open', 'report/startup.cpuprofile'], { cwd: app, encoding: 'utf8', timeout: 60_000 });
+    const viewed = spawnSync('npx', ['coldstart', 'view', '--no-open', 'report/startup.cpuprofile'], { cwd: app, encoding: 'utf8', timeout: 60_000 });
     assert.strictEqual(viewed.status, 0, viewed.stdout + viewed.stderr);
     const url = /file:\/\/\S+/.exec(viewed.stdout);
     assert.ok(url, viewed.stdout);

@@ -267,7 +267,7 @@ test('pack --snapshot-blob killed (SIGKILL) while the snapshot builds leaves no 
     // Three seconds of work at load, in the app's run and again in the snapshot builder.
     fs.writeFileSync(path.join(dir, 'node_modules', 'slow', 'index.js'), "'use strict';\nconst end = Date.now() + 3000;\nwhile (Date.now() < end);\nexports.ok = true;\n");
     fs.writeFileSync(path.join(dir, 'app.js'), "'use strict';\nconsole.log(require('slow').ok);\n");
-    const cli = spawnCli(['pack', '--until', 'exit', '--no-check', '--snapshot-blob', 's.blob', '--out', 'a.tar', '--', 'node', 'app.js'], { cwd: dir, env: { TMPDIR: tmp } });
+    const cli = spawnCli(['pack', '--until', 'exit', '--no-verify', '--snapshot-blob', 's.blob', '--out', 'a.tar', '--', 'node', 'app.js'], { cwd: dir, env: { TMPDIR: tmp } });
     await waitFor(() => fs.readdirSync(tmp).some((n) => n.startsWith('coldstart-snapshot-')), 60_000, 'the snapshot build to begin');
     cli.child.kill('SIGKILL');
     await cli.done;

@@ -151,13 +151,13 @@ test('messages read right: no Node process, the port in use, durations over 24 d
   }
 });
 
-test('view --no-serve on a file that is not a profile: exit 2, nothing written', async () => {
+test('view --no-open on a file that is not a profile: exit 2, nothing written', async () => {
   const dir = copyFixture('plain-http');
   try {
     fs.writeFileSync(path.join(dir, 'bad.json'), 'not json');
     fs.writeFileSync(path.join(dir, 'other.cpuprofile'), '{"name": "not a profile"}');
     for (const file of ['bad.json', 'other.cpuprofile']) {
-      assertFailure(await runCli(['view', '--no-serve', '--no-open', file], { cwd: dir }), 2, /is not a CPU profile or trace/);
+      assertFailure(await runCli(['view', '--no-open', file], { cwd: dir }), 2, /is not a CPU profile or trace/);
       assert.strictEqual(fs.existsSync(path.join(dir, `${file}.speedscope.js`)), false);
     }
   } finally {
@@ -173,11 +173,10 @@ test('a duration without its unit is refused, never read as milliseconds', async
   } finally { rm(dir); }
 });
 
-test('--runs: a whole number of at least 1, one app kept running at most', async () => {
+test('--runs: a whole number of at least 1', async () => {
   const dir = copyFixture('plain-http');
   try {
     assertFailure(await runCli(['profile', '--runs', '0', '--', 'node', 'server.js'], { cwd: dir }), 2, /invalid --runs "0"/, dir);
-    assertFailure(await runCli(['profile', '--runs', '2', '--keep-running', '--', 'node', 'server.js'], { cwd: dir }), 2, /--keep-running leaves one app running/, dir);
   } finally { rm(dir); }
 });
 

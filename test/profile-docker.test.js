@@ -104,13 +104,10 @@ test('profile --docker: Ctrl-C stops the container', { timeout: 120_000 }, async
   assert.equal(left.stdout.trim(), '', 'the container is gone');
 });
 
-test('profile --docker bad input: an image the engine does not have, a runtime it does not have, --runtime alone, --keep-running: one line, exit 2', { timeout: 60_000 }, async (t) => {
+test('profile --docker bad input: an image the engine does not have, a runtime it does not have, --runtime alone: one line, exit 2', { timeout: 60_000 }, async (t) => {
   const alone = await runCli(['profile', '--runtime', 'runsc', '--', 'node', 'server.js'], { cwd: scratch() });
   assert.equal(alone.code, 2);
   assert.match(alone.stderr, /--runtime is the container runtime of --docker/);
-  const keep = await runCli(['profile', '--docker', 'x', '--keep-running'], { cwd: scratch() });
-  assert.equal(keep.code, 2);
-  assert.match(keep.stderr, /--keep-running does not work with --docker/);
   if (!(await needDocker(t))) return;
   const out = path.join(scratch(), 'out-missing');
   const missing = await runCli(['profile', '--docker', 'coldstart-no-such-image:none', '--out', out], { cwd: scratch() });

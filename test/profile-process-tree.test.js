@@ -55,23 +55,6 @@ test('a launcher listening on a Unix socket before forking the server (tsx): the
   }
 });
 
-test('--keep-running leaves the app up (and it still serves)', async () => {
-  const dir = copyFixture('plain-http');
-  let pid;
-  try {
-    const { code, stdout, stderr } = await runCli(['profile', '--json', '--keep-running', '--', 'node', 'server.js'], { cwd: dir });
-    assert.strictEqual(code, 0, stderr);
-    const report = JSON.parse(stdout);
-    pid = report.pid;
-    assert.ok(isAlive(pid), 'still running');
-    const res = await fetch(`http://127.0.0.1:${report.address.port}/`);
-    assert.strictEqual(await res.text(), 'ok\n');
-  } finally {
-    if (pid) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
-    rm(dir);
-  }
-});
-
 test('cluster: the first worker to listen is the ready process; files of primary and worker are both listed and packed', async () => {
   const dir = copyFixture('cluster-app');
   const pidFile = path.join(dir, 'app.pid');

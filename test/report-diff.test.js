@@ -84,7 +84,7 @@ test('single runs: no package or module time is judged (one run a side has no sp
 test('single runs of a busy machine: cannot tell, and says to compare sets of runs', () => {
   const d = diffReports({ ...before, machine: { busy: false } }, { ...after, machine: { busy: true, runQueueMs: 40 } });
   assert.deepStrictEqual([d.readyAt.verdict, d.readyAt.busy], ['cannot tell', ['after']]);
-  assert.match(renderDiff(d), /time to ready: cannot tell from single runs: the machine was busy during the after run .*compare sets of runs \(--run-sets\)/);
+  assert.match(renderDiff(d), /time to ready: cannot tell from single runs: the machine was busy during the after run .*compare sets of runs \(coldstart diff a1\.json \.\.\. -- b1\.json \.\.\.\)/);
 });
 
 test('single runs: time to ready is judged less each run\'s wait for a CPU, and shown as measured', () => {
@@ -124,7 +124,7 @@ test('two single runs of the same app: every change is noise, no mover', () => {
   const text = renderDiff(d, { before: 'a', after: 'b' });
   assert.match(text, /time to ready: no change beyond the spread of single runs \(±71\.1 ms\)/);
   assert.doesNotMatch(text, /Biggest movers/);
-  assert.match(text, /Single runs compared: .* coldstart diff --run-sets a1\.json/);
+  assert.match(text, /Single runs compared: .* coldstart diff a1\.json \.\.\. a6\.json -- b1\.json/);
 });
 
 /** A run of the app: the same modules with a little jitter, optionally one more module. */
@@ -217,7 +217,7 @@ test('coldstart diff: table, --json, and one clear line on bad input', async () 
       fs.mkdirSync(path.join(dir, 'runs-after', String(i)));
       fs.writeFileSync(path.join(dir, 'runs-after', String(i), 'report.json'), JSON.stringify(run(i, true)));
     }
-    const runs = await runCli(['diff', '--run-sets', 'runs-before', 'runs-after', '--json'], { cwd: dir });
+    const runs = await runCli(['diff', 'runs-before', 'runs-after', '--json'], { cwd: dir });
     assert.strictEqual(runs.code, 0, runs.stderr);
     const runsDoc = JSON.parse(runs.stdout);
     assert.strictEqual(runsDoc.before.length, 6);
@@ -226,13 +226,13 @@ test('coldstart diff: table, --json, and one clear line on bad input', async () 
     assert.ok(runsDoc.readyAt.low > 0 && runsDoc.readyAt.confidence >= 0.95);
     assert.deepStrictEqual(runsDoc.moduleMovers.map((m) => [m.file, m.verdict]), [['lib/slow.js', 'slower']]);
     assert.ok(runsDoc.moduleMovers[0].low > 0);
-    const listed = await runCli(['diff', '--run-sets', ...[0, 1, 2, 3, 4, 5].map((i) => `runs-before/${i}.json`), '--',
+    const listed = await runCli(['diff', ...[0, 1, 2, 3, 4, 5].map((i) => `runs-before/${i}.json`), '--',
       ...[0, 1, 2, 3, 4, 5].map((i) => `runs-after/${i}`)], { cwd: dir });
     assert.strictEqual(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, /^coldstart diff: 6 runs \(runs-before\/0\.json …\) -> 6 runs \(runs-after\/0 …\)/);
     assert.match(listed.stdout, /lib\/slow\.js \(new\)/);
     // Four runs a side cannot single out one of four modules at a 1% false discovery rate: none is listed, and it says so.
-    const few = await runCli(['diff', '--run-sets', ...[0, 1, 2, 3].map((i) => `runs-before/${i}.json`), '--',
+    const few = await runCli(['diff', ...[0, 1, 2, 3].map((i) => `runs-before/${i}.json`), '--',
       ...[0, 1, 2, 3].map((i) => `runs-after/${i}`)], { cwd: dir });
     assert.doesNotMatch(few.stdout, /lib\/slow\.js \(new\)/);
     assert.match(few.stdout, /With 4 and 4 runs none of 3 packages can be told apart; that takes 6 runs a side or more\./);
@@ -242,13 +242,11 @@ test('coldstart diff: table, --json, and one clear line on bad input', async () 
       [['diff', 'a.json', 'broken.json'], /broken\.json is not JSON/],
       [['diff', 'a.json', 'other.json'], /other\.json is not a coldstart report/],
       [['diff', 'a.json'], /diff needs two reports/],
-      [['diff', 'a.json', 'b', '--top', '0'], /invalid --top "0"/],
-      [['diff', 'a.json', '--', 'b'], /reports after -- are sets of runs: add --run-sets/],
-      [['diff', '--run-sets', 'a.json'], /diff --run-sets needs two sets of reports/],
-      [['diff', '--run-sets', 'a.json', '--', 'b'], /diff --run-sets: the runs before are 1 report; give at least 2 a side/],
-      [['diff', '--run-sets', 'a.json', 'b'], /diff --run-sets: a\.json is not a directory/],
-      [['diff', '--run-sets', 'runs-before', 'empty'], /diff --run-sets: the runs after are 0 reports/],
-      [['diff', '--run-sets', 'a.json', 'a.json', '--', 'missing.json', 'b'], /report not found: missing\.json/],
+      [['diff', '--', 'a.json'], /diff of sets of runs needs two sets of reports/],
+      [['diff', 'a.json', '--', 'b'], /diff: the runs before are 1 report; give at least 2 a side/],
+      [['diff', 'a.json', 'runs-before'], /diff: a\.json is not a directory; give two directories of reports/],
+      [['diff', 'runs-before', 'empty'], /diff: the runs after are 0 reports/],
+      [['diff', 'a.json', 'a.json', '--', 'missing.json', 'b'], /report not found: missing\.json/],
     ];
     for (const [args, pattern] of bad) {
       const r = await runCli(args, { cwd: dir });

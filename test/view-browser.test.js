@@ -221,7 +221,7 @@ test('report.html leads with the advice, which fits its card at 1000 and 1400 px
 
 test('speedscope served by coldstart view loads the profile offline in Chromium', async (t) => {
   if (!requireBrowser(t)) return;
-  const { child, done, output } = spawnCli(['view', '--no-open', '--once'], { cwd: app, env: HEADLESS });
+  const { child, done, output } = spawnCli(['view'], { cwd: app, env: HEADLESS });
   let page = null;
   try {
     const url = await waitFor(() => (/http:\/\/127\.0\.0\.1:\d+\/\S+/.exec(output().stdout) || [])[0], 10000, 'the URL');
@@ -236,6 +236,7 @@ test('speedscope served by coldstart view loads the profile offline in Chromium'
     await page.screenshot({ path: shot });
     t.diagnostic(`speedscope screenshot: ${shot}`);
     assert.deepStrictEqual(watched.problems, []);
+    child.kill('SIGINT');
     const result = await done;
     assert.strictEqual(result.code, 0, result.stderr);
   } finally {

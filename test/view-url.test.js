@@ -43,12 +43,12 @@ const portIsClosed = (port) => new Promise((resolve) => {
   socket.on('error', () => resolve(true));
 });
 
-test('--no-serve: a file:// URL of the installed speedscope with the profile inlined, and DevTools steps', async () => {
+test('--no-open: a file:// URL of the installed speedscope with the profile inlined, and DevTools steps', async () => {
   // The raw profile beside it, however new, is not the one opened by default.
   const raw = path.join(app, '.coldstart', 'startup.raw.cpuprofile');
   const later = new Date(Date.now() + 60_000);
   fs.utimesSync(raw, later, later);
-  const r = await runCli(['view', '--no-serve'], { cwd: app, env: HEADLESS });
+  const r = await runCli(['view', '--no-open'], { cwd: app, env: HEADLESS });
   assert.strictEqual(r.code, 0, r.stderr);
   const url = /file:\/\/\S+/.exec(r.stdout)[0];
   const [page, hash] = url.split('#');
@@ -59,20 +59,20 @@ test('--no-serve: a file:// URL of the installed speedscope with the profile inl
   assert.ok(m, 'the loader hands the profile to speedscope');
   const profile = path.join(app, '.coldstart', 'startup.cpuprofile');
   assert.deepStrictEqual(Buffer.from(m[1], 'base64'), fs.readFileSync(profile));
-  assert.match(r.stdout, /no browser to open here \(no DISPLAY\)/);
+  assert.match(r.stdout, /not opened \(--no-open\)/);
   assert.match(r.stdout, /Chrome DevTools: Performance panel > "Load profile…"/);
   assert.ok(r.stdout.includes(profile), 'names the profile to load');
 });
 
-test('--report: the file:// URL of report.html, re-rendered from report.json when the page is missing', async () => {
-  const r = await runCli(['view', '--report', '--json'], { cwd: app, env: HEADLESS });
+test('a report as FILE: the file:// URL of report.html, re-rendered from report.json when the page is missing', async () => {
+  const r = await runCli(['view', '.coldstart/report.html', '--json'], { cwd: app, env: HEADLESS });
   assert.strictEqual(r.code, 0, r.stderr);
   const doc = JSON.parse(r.stdout);
   const html = path.join(app, '.coldstart', 'report.html');
   assert.deepStrictEqual(doc, { kind: 'report', file: html, url: `file://${html}`, opened: false, serving: false });
 
   fs.rmSync(html);
-  const again = await runCli(['view', '--report'], { cwd: app, env: HEADLESS });
+  const again = await runCli(['view', '.coldstart/report.json'], { cwd: app, env: HEADLESS });
   assert.strictEqual(again.code, 0, again.stderr);
   assert.ok(again.stdout.includes(`file://${html}`));
   assert.match(fs.readFileSync(html, 'utf8'), /^<!doctype html>/);
@@ -85,13 +85,13 @@ test('--report: the file:// URL of report.html, re-rendered from report.json whe
   assert.ok(fs.existsSync(path.join(app, 'baseline.html')));
 });
 
-test('serving: the printed URL loads speedscope and the profile from 127.0.0.1; --once ends by itself', async () => {
-  const { child, done, output } = spawnCli(['view', '--no-open', '--once'], { cwd: app, env: HEADLESS });
+test('serving where no browser can be opened: the printed URL loads speedscope and the profile from 127.0.0.1', async () => {
+  const { child, done, output } = spawnCli(['view'], { cwd: app, env: HEADLESS });
   try {
     const url = await waitFor(() => (/http:\/\/127\.0\.0\.1:\d+\/\S+/.exec(output().stdout) || [])[0], 10000, 'the URL');
     const origin = new URL(url).origin;
     const port = Number(new URL(url).port);
-    assert.match(output().stdout, /not opened \(--no-open\)/);
+    assert.match(output().stdout, /no browser to open here \(no DISPLAY\)/);
     assert.match(output().stdout, new RegExp(`ssh -L ${port}:127\\.0\\.0\\.1:${port}`));
 
     const root = await fetch(`${origin}/`, { redirect: 'manual' });
@@ -122,8 +122,9 @@ test('serving: the printed URL loads speedscope and the profile from 127.0.0.1; 
     assert.strictEqual(served.status, 200);
     assert.deepStrictEqual(Buffer.from(await served.arrayBuffer()), fs.readFileSync(path.join(app, '.coldstart', 'startup.cpuprofile')));
 
+    child.kill('SIGINT');
     const result = await within(done, 10000);
-    assert.notStrictEqual(result, 'still running', '--once stops after the profile was loaded');
+    assert.notStrictEqual(result, 'still running', 'Ctrl-C stops the server');
     assert.strictEqual(result.code, 0, result.stderr);
     assert.ok(await portIsClosed(port));
   } finally {
@@ -132,7 +133,7 @@ test('serving: the printed URL loads speedscope and the profile from 127.0.0.1; 
 });
 
 test('serving until Ctrl-C: SIGINT closes the server and exits 0', async () => {
-  const { child, done, output } = spawnCli(['view', '--no-open', '--port', '0'], { cwd: app, env: HEADLESS });
+  const { child, done, output } = spawnCli(['view'], { cwd: app, env: HEADLESS });
   try {
     await waitFor(() => /Serving on 127\.0\.0\.1:\d+; press Ctrl-C to stop/.test(output().stdout), 10000, 'serving');
     const port = Number(/127\.0\.0\.1:(\d+)/.exec(output().stdout)[1]);
@@ -154,7 +155,7 @@ test('a browser opener is started with the URL when one is available', async () 
   try {
     const opener = path.join(bin, 'fake-browser');
     fs.writeFileSync(opener, `#!/bin/sh\nprintf '%s' "$1" > "${bin}/opened.txt"\n`, { mode: 0o755 });
-    const r = await runCli(['view', '--report'], { cwd: app, env: { ...HEADLESS, BROWSER: opener } });
+    const r = await runCli(['view', '.coldstart/report.html'], { cwd: app, env: { ...HEADLESS, BROWSER: opener } });
     assert.strictEqual(r.code, 0, r.stderr);
     assert.match(r.stdout, /opened in your browser/);
     const opened = await waitFor(() => fs.existsSync(path.join(bin, 'opened.txt')) && fs.readFileSync(path.join(bin, 'opened.txt'), 'utf8'), 5000, 'the opener');
@@ -170,9 +171,9 @@ test('view: usage errors exit 2 with one coldstart: line', async () => {
     fs.writeFileSync(path.join(empty, 'notes.txt'), 'hello');
     assertUsageError(await runCli(['view', 'missing.cpuprofile'], { cwd: empty, env: HEADLESS }), /file not found: missing\.cpuprofile/);
     assertUsageError(await runCli(['view'], { cwd: empty, env: HEADLESS }), /no \.cpuprofile in \.coldstart\/: run coldstart profile/);
-    assertUsageError(await runCli(['view', '--report'], { cwd: empty, env: HEADLESS }), /no report\.html in \.coldstart\//);
-    assertUsageError(await runCli(['view', 'notes.txt', '--report'], { cwd: empty, env: HEADLESS }), /--report opens report\.html or report\.json/);
-    assertUsageError(await runCli(['view', '--no-open', '--port', '99999'], { cwd: app, env: HEADLESS }), /invalid --port "99999"/);
+    assertUsageError(await runCli(['view', '.coldstart/report.html'], { cwd: empty, env: HEADLESS }), /file not found: \.coldstart\/report\.html/);
+    fs.writeFileSync(path.join(empty, 'notes.json'), '{"notes": []}');
+    assertUsageError(await runCli(['view', 'notes.json'], { cwd: empty, env: HEADLESS }), /notes\.json is not a CPU profile or trace \(nor a coldstart report\)/);
   } finally {
     rm(empty);
   }

@@ -1,7 +1,8 @@
 'use strict';
 // The seed experiment's three scenarios, as small self-contained Node scripts placed next to a
 // copy of the fixture tree, so the same directory runs on this machine and as a Docker build
-// context:
+// context. bench/seed-table.js times them through bench's plan (lib/bench/bench-plan.js); the old
+// `coldstart bench --scenario` still does for one release (lib/deprecated-flags.js):
 //   require     load the app's module tree where it ships (the app then listens)
 //   regenerate  write the whole tree into a new temp directory, then load it from there
 //   cpu         spin for 1 s, then listen: the control, which touches no files

@@ -6,20 +6,24 @@
 // startup touches the module anyway, or when a request (--request) answers differently; the others
 // get the saving measured from the alternating runs: the median shift with its interval, or "noise".
 const path = require('path');
-const { compareSamples } = require('../stats.js');
+const { compareSamples, ENOUGH_RUNS } = require('../stats.js');
 const { alternateRuns, STOP, DROP } = require('../measure/alternate-runs.js');
 const { LAZY_ENV } = require('../in-app/lazy-stand-in.cjs');
 
+/** Timed starts of each variant: as many as bench and bundle ask for to compare two ways of starting. */
+const VERIFY_RUNS = ENOUGH_RUNS;
+
 /**
- * @param {{ report: object, runOptions: object, runs: number, requests?: Array<{method: string, path: string}>,
+ * @param {{ report: object, runOptions: object, runs?: number, requests?: Array<{method: string, path: string}>,
  *   max?: number, signal?: AbortSignal, force?: AbortSignal, onProgress?: (text: string) => void }} options
  *   report: report.json of the profile run (its lazy-load advice and root); runOptions: the capture
- *   options of that run (command, cwd, env, until, timeoutMs, esm, stdout, stderr)
+ *   options of that run (command, cwd, env, until, timeoutMs, esm, stdout, stderr); runs: timed
+ *   starts of each variant (VERIFY_RUNS)
  * @returns {Promise<Array<{ subject: string, file: string, line: number|null, verdict: 'confirmed'|'noise'|
  *   'too few runs'|'not verified'|'dropped', measuredMs?: number, low?: number, high?: number, runs?: number,
  *   reason?: string }>>} one per candidate tried, the advice's order
  */
-async function verifyLazyAdvice({ report, runOptions, runs, requests = [], max = 3, signal, force, onProgress = () => {} }) {
+async function verifyLazyAdvice({ report, runOptions, runs = VERIFY_RUNS, requests = [], max = 3, signal, force, onProgress = () => {} }) {
   const { capture } = require('./capture.js');
   const { askEach, targetOf } = require('./request-driver.js');
   const candidates = report.advice.filter((a) => a.kind === 'lazy-load').slice(0, max);
@@ -34,7 +38,8 @@ async function verifyLazyAdvice({ report, runOptions, runs, requests = [], max =
   const live = () => trials.filter((t) => !t.outcome);
   if (!live().length) return trials.map(outcomeOf);
 
-  // With --request, the first round also asks each request once, of the app as it is and with each stand-in.
+  // With --request, the first round also asks each request once, of the app as it is and with each
+  // stand-in; a round runs them in any order, so the answers are compared once both are in.
   const ask = requests.length ? (r) => {
     const target = targetOf(r.address);
     return target ? askEach(target, requests) : Promise.resolve(null);
@@ -48,13 +53,22 @@ async function verifyLazyAdvice({ report, runOptions, runs, requests = [], max =
       onProgress(`verifying the advice: run ${round + 1}/${runs} of the app as it is and with ${live().length} require${live().length === 1 ? '' : 's'} made lazy`);
       const base = await run(runOptions.env, round === 0 && ask);
       if (base.partial) return STOP; // interrupted
-      if (round === 0) reference = base.whileRunning;
+      if (round === 0) {
+        reference = base.whileRunning;
+        for (const trial of live()) if ('answer' in trial) dropWhenChanged(trial, trial.answer);
+      }
       return base.readyAt;
     },
+  };
+  // A stand-in whose answer differs from the app's is dropped; until the app has answered, kept.
+  const dropWhenChanged = (trial, answer) => {
+    const changed = reference ? differentAnswer(reference, answer) : '';
+    if (changed) trial.outcome = { verdict: 'dropped', reason: `with it loaded lazily ${changed}` };
   };
   const lazy = (trial, index) => ({
     name: String(index),
     run: async ({ round }) => {
+      if (trial.outcome) return { [DROP]: trial.outcome.reason || trial.outcome.verdict }; // dropped after its run
       const first = round === 0;
       let r;
       try {
@@ -67,8 +81,10 @@ async function verifyLazyAdvice({ report, runOptions, runs, requests = [], max =
       if (r.partial) return STOP;
       const touch = (r.lazyLoaded || []).find((l) => l.atMs <= r.readyAt);
       if (touch) trial.outcome = touchedAtStartup(touch, trial);
-      const changed = !touch && first && reference ? differentAnswer(reference, r.whileRunning) : '';
-      if (changed) trial.outcome = { verdict: 'dropped', reason: `with it loaded lazily ${changed}` };
+      if (!touch && first && ask) {
+        trial.answer = r.whileRunning;
+        dropWhenChanged(trial, r.whileRunning);
+      }
       return trial.outcome ? { [DROP]: trial.outcome.reason || trial.outcome.verdict } : r.readyAt;
     },
   });
@@ -121,4 +137,4 @@ function differentAnswer(reference, answers) {
   return '';
 }
 
-module.exports = { verifyLazyAdvice };
+module.exports = { verifyLazyAdvice, VERIFY_RUNS };

@@ -14,7 +14,7 @@ module.exports = {
     .option('after', { type: 'string', describe: 'keep recording this long after the ready moment (e.g. 500ms), for files the app loads just after it (an import() after listen); they are packed, and in the code cache with --code-cache' })
     .option('snapshot-blob', { type: 'string', describe: 'also write a V8 startup snapshot of the CommonJS startup modules (evaluated now, at pack time) to this file, for node --snapshot-blob FILE entry.js; said and skipped when the app cannot have one' })
     .option('code-cache-run', { type: 'boolean', default: true, describe: 'record the cache from a second start of the app under coldstart start, up to its ready moment (--no-code-cache-run: compile the modules without running them, for apps whose start has side effects)' })
-    .option('check', { type: 'boolean', default: true, describe: 'start the app once from the archive\'s files alone (extracted into an empty directory) and fail, naming the missing file, when it cannot start (--no-check skips it)' })
+    .option('verify', { type: 'boolean', default: true, describe: 'start the app once from the archive\'s files alone (extracted into an empty directory) and fail, naming the missing file, when it cannot start (--no-verify skips it)' })
     .example('$0 pack --out /startup.tar -- node dist/index.js', '')
     .example('$0 pack --manifest .coldstart/startup-files.txt --out startup.tar', ''),
   async run(argv, ctx) {
@@ -42,7 +42,7 @@ module.exports = {
         // A function's ready moment is the Runtime API's, which a recording under start cannot see.
         codeCacheRun: argv.codeCacheRun && argv.lambda == null,
         snapshot,
-        check: argv.check,
+        check: argv.verify,
         onProgress: progress.phase,
       });
     } catch (err) {

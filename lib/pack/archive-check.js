@@ -101,7 +101,7 @@ function safeDecode(text) {
 
 function failure(error, missing) {
   const named = missing ? `${missing} is not in it` : 'no missing file was named';
-  return `the archive alone does not start the app (${named}): ${error.replace(/^the app /, '')}; nothing kept. pack --no-check skips this check`;
+  return `the archive alone does not start the app (${named}): ${error.replace(/^the app /, '')}; nothing kept. pack --no-verify skips this check`;
 }
 
 module.exports = { checkArchive, missingFile };

@@ -255,7 +255,7 @@ function readyVerdict(diff) {
   }
   if (r.verdict === 'cannot tell') {
     return `cannot tell from single runs: the machine was busy during the ${r.busy.length === 2 ? 'runs' : `${r.busy[0]} run`} ` +
-      '(10% or more of its startup waiting for a CPU, report.machine); compare sets of runs (--run-sets)';
+      '(10% or more of its startup waiting for a CPU, report.machine); compare sets of runs (coldstart diff a1.json ... -- b1.json ...)';
   }
   const band = `±${formatMs(r.band)} ms`;
   const judged = r.judged.lessCpuWait ? `; less each run's wait for a CPU: ${fmtMs(r.judged.before)} and ${fmtMs(r.judged.after)}` : '';
@@ -276,7 +276,7 @@ function noiseNote(diff) {
   }
   return `Single runs compared: time to ready within their run-to-run spread (${SINGLE_RUN_NOISE.readyAtShare * 100}% of the larger) ` +
     'is noise; one run of each side cannot tell a package\'s or module\'s own time from noise. For that, profile each side ' +
-    'several times and compare the runs: coldstart diff --run-sets a1.json ... a6.json -- b1.json ... b6.json';
+    'several times and compare the runs: coldstart diff a1.json ... a6.json -- b1.json ... b6.json';
 }
 
 /**

@@ -1,5 +1,5 @@
 'use strict';
-// speedscope opened from disk (view --no-serve): the profile inlined in a script speedscope loads,
+// speedscope opened from disk (view --no-open): the profile inlined in a script speedscope loads,
 // written beside the profile (overwritten next time), or in the temp dir when that is read-only.
 const fs = require('fs');
 const path = require('path');
@@ -22,7 +22,7 @@ function speedscopeFileUrl(profile, { forOpener = false } = {}) {
     source = `speedscope.loadFileFromBase64(${JSON.stringify(name)}, ${JSON.stringify(fs.readFileSync(profile).toString('base64'))})\n`;
   } catch (err) {
     if (err.code === 'ERR_STRING_TOO_LONG' || /string longer than/i.test(err.message)) {
-      throw new CommandError(`${name} is too large to inline: run coldstart view without --no-serve`);
+      throw new CommandError(`${name} is too large to inline: run coldstart view without --no-open`);
     }
     throw new UsageError(`cannot read ${profile}: ${err.code || err.message}`);
   }

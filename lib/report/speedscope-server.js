@@ -44,7 +44,7 @@ async function serveSpeedscope(profile, { port, once = false }) {
   const loaded = new Promise((resolve) => { finishOnce = resolve; });
   let idleTimer = null;
   let profileServed = false;
-  // --once: the page asks for a few assets after the profile (fonts); stop when it goes quiet.
+  // once (the old view --once): the page asks for a few assets after the profile (fonts); stop when it goes quiet.
   const touch = () => {
     if (!once || !profileServed) return;
     clearTimeout(idleTimer);

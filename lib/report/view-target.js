@@ -7,7 +7,7 @@ const { UsageError, CommandError } = require('../errors.js');
 
 /**
  * What to show: { kind: 'report', html } or { kind: 'profile', profile }.
- * @param {{file?: string, report?: boolean, dir?: string}} wanted a named file, --report, the output directory
+ * @param {{file?: string, report?: boolean, dir?: string}} wanted a named file, the old --report, the output directory
  */
 function resolveTarget({ file: named, report, dir }, cwd) {
   if (!named) return findInDir(path.resolve(cwd, dir || '.coldstart'), report, cwd);
@@ -23,16 +23,10 @@ function resolveTarget({ file: named, report, dir }, cwd) {
   if (ext === '.html' || ext === '.htm') return { kind: 'report', html: file };
   const doc = ext === '.json' ? parsedReport(file) : null;
   if (doc) return { kind: 'report', html: renderFromJson(file, cwd, doc.coldstart ? null : doc) };
-  // --report of another file: a production startup report, or a log that holds one.
+  // Any other file but a profile: a production startup report, or a log (an export) that holds one.
+  if (ext !== '.cpuprofile' && !looksLikeProfile(file) && readsAsReport(file, cwd)) return { kind: 'report', html: renderFromJson(file, cwd) };
   if (report) {
-    const { readReport } = require('./read-report.js');
-    try {
-      readReport(file, cwd);
-    } catch (err) {
-      if (!(err instanceof UsageError)) throw err;
-      throw new UsageError(`--report opens report.html or report.json, or a production startup report (COLDSTART_REPORT's file, or a log holding its line), not ${named}`);
-    }
-    return { kind: 'report', html: renderFromJson(file, cwd) };
+    throw new UsageError(`--report opens report.html or report.json, or a production startup report (COLDSTART_REPORT's file, or a log holding its line), not ${named}`);
   }
   if ((ext === '.json' || ext === '.cpuprofile') && !looksLikeProfile(file)) {
     throw new UsageError(`${named} is not a CPU profile or trace (nor a coldstart report)`);
@@ -86,6 +80,17 @@ function findInDir(dir, report, cwd) {
   }
   if (!newest) throw new UsageError(`no .cpuprofile in ${shown}/: run coldstart profile -- <app command> first, or name a file`);
   return { kind: 'profile', profile: newest.full };
+}
+
+/** Whether read-report.js reads the file as a report (a production startup report, a log holding one). */
+function readsAsReport(file, cwd) {
+  try {
+    require('./read-report.js').readReport(file, cwd);
+    return true;
+  } catch (err) {
+    if (err instanceof UsageError) return false;
+    throw err;
+  }
 }
 
 /** The parsed document when the file looks like a report, else null. */
