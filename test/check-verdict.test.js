@@ -144,7 +144,7 @@ test('baseline over the control app: a busier machine alone does not fail, the a
   const w = wide.checks[0];
   assert.deepStrictEqual([wide.ok, w.verdict], [true, 'inconclusive']);
   assert.ok(w.high <= 60, 'within the tolerance');
-  assert.match(w.message, /ms wide, too wide to tell a change of 20\.0 ms \(--min-effect\) from none; about \d+ runs a side would tell/);
+  assert.match(w.message, /ms wide, too wide to tell a change of 20\.0 ms from none; about \d+ runs a side would tell/);
   assert.ok(w.runsNeeded > 9, String(w.runsNeeded));
 });
 

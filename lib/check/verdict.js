@@ -3,8 +3,8 @@
 // a saved baseline (or a baseline command run alongside) with an allowed regression, and the
 // avoidable work the advice finds. Time is judged by an interval, never by one figure, and has
 // three answers: fail when the whole interval is beyond the limit; pass when the whole interval is
-// within it and narrow enough to have seen a change of the size that matters (--min-effect,
-// default the tolerance); inconclusive otherwise, with the spread measured and the runs it would
+// within it and narrow enough to have seen a change of the size that matters (the tolerance,
+// or the old --min-effect); inconclusive otherwise, with the spread measured and the runs it would
 // take. Pure: samples in, verdicts out.
 const { UsageError } = require('../errors.js');
 const { parseDuration } = require('../options.js');
@@ -160,7 +160,7 @@ function baselineCheck(measured, baseline, tolerance, minEffectMs, confidence) {
     const target = tooWide ? effect : Math.min(effect, Math.abs(cmp.shift - allowed));
     needed = runsNeeded(n, cmp.low, cmp.high, target);
     const why = tooWide
-      ? `within the tolerance of ${tol}, but the interval is ${formatMs(cmp.high - cmp.low)} ms wide, too wide to tell a change of ${formatMs(effect)} ms (--min-effect) from none`
+      ? `within the tolerance of ${tol}, but the interval is ${formatMs(cmp.high - cmp.low)} ms wide, too wide to tell a change of ${formatMs(effect)} ms from none`
       : `it straddles the tolerance of ${tol}`;
     message = `${against}: ${figures}: ${why}; ${moreRunsText(needed, `a change of ${formatMs(effect)} ms`)}`;
   } else {
