@@ -63,7 +63,7 @@ const SNAPSHOT = '/snapshot/startup.blob';
 const REPO = path.resolve(__dirname, '..');
 // `coldstart start` reports once the files are in place: extracted, or indexed in memory.
 // The parenthesis may hold one of its own (Node 20: "no in-thread loader hooks (22.15 and later do)").
-const START_REPORT = /coldstart: (extracted|serving) (\d+) files, ([\d.]+ [kM]?B)(?: from memory \((?:[^()]|\([^()]*\))*\))? in (\d+) ms/;
+const START_REPORT = /coldstart: (extracted|serving) (\d+) files, ([\d.]+ [kM]?B)(?: from memory \((?:[^()]|\([^()]*\))*\))? in ([\d.]+) ms/;
 const SHELL_BEGIN = /bench: begin (\d+)/;
 const SHELL_EXTRACTED = /bench: extracted (\d+)/;
 
