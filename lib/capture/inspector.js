@@ -92,8 +92,13 @@ async function attach(announce, options) {
       const ran = (f) => f.ranges && f.ranges[0] && f.ranges[0].count > 0 && f.ranges[0].startOffset > 0;
       return functionCoverage(result.filter((script) => (script.functions || []).some(ran))).map((c) => c.file);
     },
-    /** Lets a process held by the agent (at start or at its ready moment) go on. */
-    async resume(maxMs = 1000) {
+    /**
+     * Lets a process held by the agent (at start or at its ready moment) go on, and waits until it
+     * says so: what the app prints at its ready moment reaches the CLI before the app is ended. On a
+     * loaded machine that took more than 1 s (the listen line was lost); 3 s bounds the wait for an
+     * app busy after its ready moment.
+     */
+    async resume(maxMs = 3000) {
       if (!this.held) return;
       const seen = this.resumes;
       const deadline = Date.now() + maxMs;
