@@ -6,7 +6,7 @@ const { readFileSync } = require('fs');
 
 function recordModules() {
   return {
-    esmTimed: false,
+    esmTimed: () => false,
     recordEsm() {},
     drainEsm() {},
     records: () => ({ modules: [], esm: [], builtins: [], resolutions: [], requires: [], esmResolutions: [] }),
