@@ -4,7 +4,7 @@
 // hooks (esm-timing.cjs) and marks around their evaluation. Runs inside the app: built-ins only.
 const { readFileSync } = require('fs'); // taken before the app's reads are recorded: not one of them
 const path = require('path');
-const { pathToFileURL } = require('url'); // now: loaded later, it would count as the app's
+const { pathToFileURL, fileURLToPath } = require('url'); // now: loaded later, it would count as the app's
 const Module = require('module');
 
 // coldstart's own files in the app (this agent and what it loads later): their requires are not the app's.
@@ -127,7 +127,7 @@ function recordModules(state, { hrNow, cpuNow }) {
 
   function noteEsm(record) {
     if (!state.recording) return;
-    if (record.type === 'resolve') esmResolutions.push([record.parent, record.specifier, record.file]);
+    if (record.type === 'resolve') esmResolutions.push([record.parentURL, record.specifier, record.url]);
     else esm.push(record);
   }
 
@@ -168,6 +168,9 @@ function recordModules(state, { hrNow, cpuNow }) {
         const mark = esmMarks.get(e.url);
         return {
           ...e,
+          file: fileURLToPath(e.url),
+          parent: e.parentURL ? fileURLToPath(e.parentURL) : null,
+          parentURL: undefined,
           startMs: msSinceStart(e.startUs),
           resolveStartMs: e.resolveStartUs == null ? null : msSinceStart(e.resolveStartUs),
           loadStartMs: e.loadStartUs == null ? null : msSinceStart(e.loadStartUs),
@@ -181,7 +184,7 @@ function recordModules(state, { hrNow, cpuNow }) {
       builtins: [...builtins].sort(),
       resolutions,
       requires,
-      esmResolutions,
+      esmResolutions: esmResolutions.map(([parentURL, specifier, url]) => [fileURLToPath(parentURL), specifier, fileURLToPath(url)]),
     };
   }
 
