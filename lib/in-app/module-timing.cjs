@@ -103,26 +103,49 @@ function recordModules(state, { hrNow, cpuNow }) {
     }
   };
 
-  // CommonJS code compiled: the sign of ES modules to come, where the hooks wait for one.
+  // CommonJS code compiled: the sign of ES modules to come. A require() of an ES module loads and
+  // runs its whole graph before it returns: the hooks are there for that long (a window). Code
+  // that may import() later (in CommonJS or in an ES module of such a graph) keeps them for good.
   const origCompile = Module.prototype._compile;
+  let hooks = null; // the registration, while the hooks are in
+  let keepHooks = false;
+  let windows = 0;
   if (onFirstEsm) {
     Module.prototype._compile = function coldstartCompile(content, filename, format) {
-      if (!esmInThread && state.recording && (format === 'module' || mayImport(content))) {
-        registerInThread();
-        // require() of an ES module whose source the CommonJS loader read before the hooks were
-        // there: their load hook's part (its record, the marks around its evaluation) done here.
-        if (format === 'module' && typeof content === 'string') {
-          const url = pathToFileURL(filename).href;
-          content = esmInThread.load(url, { format, conditions: ['require'] }, () => ({ format, source: content })).source;
+      if (keepHooks || !state.recording || (format !== 'module' && !mayImport(content))) return origCompile.call(this, content, filename, format);
+      const hooked = hooks !== null;
+      registerInThread();
+      // require() of an ES module whose source the CommonJS loader read before the hooks were
+      // there: their load hook's part (its record, the marks around its evaluation) done here.
+      if (format === 'module' && !hooked && typeof content === 'string') {
+        const url = pathToFileURL(filename).href;
+        content = esmInThread.load(url, { format, conditions: ['require'] }, () => ({ format, source: content })).source;
+      }
+      if (mayImportLater(content)) keepHooks = true;
+      if (keepHooks) return origCompile.call(this, content, filename, format);
+      windows++;
+      try {
+        return origCompile.call(this, content, filename, format);
+      } finally {
+        if (--windows === 0 && !keepHooks) {
+          hooks.deregister();
+          hooks = null;
         }
       }
-      return origCompile.call(this, content, filename, format);
     };
   }
 
   function registerInThread() {
-    esmInThread = esmTiming.esmTimingHooks(noteEsm);
-    Module.registerHooks({ resolve: esmInThread.resolve, load: esmInThread.load }); // in-thread: no hooks thread to start
+    if (hooks) return;
+    if (!esmInThread) esmInThread = esmTiming.esmTimingHooks(noteEsm);
+    hooks = Module.registerHooks({ resolve: esmInThread.resolve, load: loadAndWatch }); // in-thread: no hooks thread to start
+  }
+
+  // The load hook, which also sees each ES module's source: an import() in one keeps the hooks.
+  function loadAndWatch(url, context, nextLoad) {
+    const result = esmInThread.load(url, context, nextLoad);
+    if (!keepHooks && result && result.format === 'module' && mayImportLater(result.source)) keepHooks = true;
+    return result;
   }
 
   function noteEsm(record) {
@@ -141,8 +164,10 @@ function recordModules(state, { hrNow, cpuNow }) {
       },
       leave(url) { const m = esmMarks.get(url); if (m && state.recording) m.leaveUs = hrNow(); },
     };
-    if (esmTiming && !onFirstEsm) registerInThread();
-    else if (hooksThread) esmThread = hooksThread.startHooksThread();
+    if (esmTiming && !onFirstEsm) {
+      keepHooks = true;
+      registerInThread();
+    } else if (hooksThread) esmThread = hooksThread.startHooksThread();
   }
 
   /** Takes in the records the hooks thread sent that this thread has not read yet. */
@@ -189,7 +214,7 @@ function recordModules(state, { hrNow, cpuNow }) {
   }
 
   // esmTimed: whether hooks time the ES modules loaded now (reads stand in for them otherwise).
-  return { esmTimed: () => esmInThread !== null, recordEsm, drainEsm, records };
+  return { esmTimed: () => hooks !== null, recordEsm, drainEsm, records };
 }
 
 /**
@@ -235,6 +260,22 @@ function mayImport(content) {
 // (an import statement).
 const FOLLOWS_IMPORT = /^[\s({.*'"]$/;
 
+/** An import() in source (CommonJS or an ES module), outside comments: what may load ES modules later. */
+function mayImportLater(content) {
+  if (typeof content !== 'string') return false;
+  for (let i = content.indexOf('import'); i !== -1; i = content.indexOf('import', i + 6)) {
+    if (isWordChar(content.charCodeAt(i - 1))) continue;
+    let after = i + 6;
+    while (isSpace(content.charCodeAt(after))) after++;
+    if (content.charCodeAt(after) === 40 && !inComment(content, i)) return true; // (
+  }
+  return false;
+}
+
+function isSpace(c) {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
 /** Whether position i is in a comment: its line starts with `//`, `/*` or `*`, or a `/*` before it on its line is closed after it. */
 function inComment(content, i) {
   const lineStart = content.lastIndexOf('\n', i) + 1;
@@ -259,4 +300,4 @@ function kindOf(filename) {
   return 'cjs';
 }
 
-module.exports = { recordModules, mayImport };
+module.exports = { recordModules, mayImport, mayImportLater };
