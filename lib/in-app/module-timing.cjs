@@ -43,9 +43,11 @@ function recordModules(state, { hrNow, cpuNow }) {
   Module._resolveFilename = function coldstartResolve(request, parent, isMain, options) {
     if (!state.recording) return origResolve.apply(this, arguments);
     const t = hrNow();
-    const c = cpuNow();
+    // The CPU clock is read here and where the load ends, not around each step: every reading is a
+    // getrusage() of the whole process, which locks each of its running threads.
+    const cpuStartUs = cpuNow();
     const filename = origResolve.apply(this, arguments);
-    lastResolve = { filename, us: hrNow() - t, cpuUs: cpuNow() - c };
+    lastResolve = { filename, us: hrNow() - t, cpuStartUs };
     // (requesting directory, request) -> file: what `start --mode memory` replays without stats.
     // Node 22 passes { conditions } on every require; only `paths` makes a lookup special.
     if (parent && !(options && options.paths) && typeof request === 'string' && path.isAbsolute(filename)) {
@@ -71,7 +73,6 @@ function recordModules(state, { hrNow, cpuNow }) {
     if (!state.recording) return origModuleLoad.apply(this, arguments);
     if (esmInThread) esmInThread.cut();
     const t0 = hrNow();
-    const c0 = cpuNow();
     const lr = lastResolve;
     const resolved = lr && lr.filename === filename;
     const resolveUs = resolved ? lr.us : 0;
@@ -85,7 +86,7 @@ function recordModules(state, { hrNow, cpuNow }) {
       resolveUs,
       childUs: 0,
       endUs: 0,
-      cpuUs: resolved ? lr.cpuUs - c0 : -c0, // the CPU clock's reading at the start, subtracted
+      cpuUs: -(resolved ? lr.cpuStartUs : cpuNow()), // the CPU clock at its start (its resolution's), subtracted
       childCpuUs: 0,
     };
     state.stack.push(rec);
