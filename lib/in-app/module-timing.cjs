@@ -24,9 +24,9 @@ function recordModules(state, { hrNow, cpuNow }) {
   // The hooks thread of Node 20 costs ~25 ms and does not see require(esm).
   const inThreadHooks = typeof Module.registerHooks === 'function';
   const esmHooks = wantEsmHooks(inThreadHooks);
-  const esmTiming = esmHooks && inThreadHooks ? require('./esm-timing.cjs') : null;
+  const esmTiming = esmHooks && inThreadHooks;
   const hooksThread = esmHooks === 'now' && !inThreadHooks ? require('./esm-hooks-thread.cjs') : null;
-  const onFirstEsm = Boolean(esmTiming) && esmHooks === 'on-first-esm';
+  const onFirstEsm = esmTiming && esmHooks === 'on-first-esm';
   let esmInThread = null; // those hooks, once registered
   let esmThread = null; // the hooks thread, once started
   let lastResolve = null;
@@ -138,7 +138,7 @@ function recordModules(state, { hrNow, cpuNow }) {
 
   function registerInThread() {
     if (hooks) return;
-    if (!esmInThread) esmInThread = esmTiming.esmTimingHooks(noteEsm);
+    if (!esmInThread) esmInThread = ownModule('./esm-timing.cjs').esmTimingHooks(noteEsm);
     hooks = Module.registerHooks({ resolve: esmInThread.resolve, load: loadAndWatch }); // in-thread: no hooks thread to start
   }
 
@@ -147,6 +147,18 @@ function recordModules(state, { hrNow, cpuNow }) {
     const result = esmInThread.load(url, context, nextLoad);
     if (!keepHooks && result && result.format === 'module' && mayImportLater(result.source)) keepHooks = true;
     return result;
+  }
+
+  // One of the agent's own modules, loaded while the app runs (an app that never shows ES modules
+  // never loads it): its load, reads and requires are not the app's.
+  function ownModule(request) {
+    const recording = state.recording;
+    state.recording = false;
+    try {
+      return require(request);
+    } finally {
+      state.recording = recording;
+    }
   }
 
   function noteEsm(record) {
