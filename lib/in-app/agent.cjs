@@ -93,10 +93,11 @@ function cpuNow() { const u = process.cpuUsage(); return u.user + u.system; }
 // The profiled run: the inspector handed to the CLI, modules, files and network recorded until the
 // ready moment, everything handed over there while the app is held.
 function start() {
-  const inspector = require('inspector');
-  const path = require('path');
+  // Taken before node:inspector loads (about 2 ms): that is the agent's setup too.
   const agentStartUs = hrNow();
   const startUs = agentStartUs - Math.round(performance.now() * 1000); // process start on that clock
+  const inspector = require('inspector');
+  const path = require('path');
   // Times are reported without this agent's own setup and the pause spent waiting for the
   // profiler to attach: those are the measurement's, not the app's.
   let pausedUs = 0;
@@ -123,11 +124,14 @@ function start() {
 
   // Our own modules, loaded before the loader is patched so that they are not counted as the app's.
   const { readyMoment, onReadyMoment } = require('./ready-moment.cjs');
-  const { recordModules } = require('./module-timing.cjs');
-  const { recordFileReads } = require('./file-reads.cjs');
+  // COLDSTART_RECORD=0: the inspector, the holds and the ready moment only, nothing patched or
+  // recorded (the overhead benchmark's decomposition, bench/profile-overhead.js --parts).
+  const recording = process.env.COLDSTART_RECORD !== '0';
+  const { recordModules } = recording ? require('./module-timing.cjs') : require('./record-nothing.cjs');
+  const { recordFileReads } = recording ? require('./file-reads.cjs') : require('./record-nothing.cjs');
   // Outbound connections, requests and child processes until the ready moment (what startup waited on).
   // COLDSTART_NETWORK=0 leaves it out (the overhead benchmark's control).
-  const network = process.env.COLDSTART_NETWORK === '0' ? null : require('./network-record.cjs').recordNetwork(hrNow);
+  const network = process.env.COLDSTART_NETWORK === '0' || !recording ? null : require('./network-record.cjs').recordNetwork(hrNow);
   // 2. Modules (module-timing.cjs), 3. files read with fs (file-reads.cjs), 4. ES module hooks.
   const moduleTiming = recordModules(state, { hrNow, cpuNow });
   const fileReads = recordFileReads(state, { hrNow, esmTimed: moduleTiming.esmTimed });

@@ -3,17 +3,21 @@
 // evaluation, written once for both ways Node runs hooks: module.registerHooks (Node 22.15+,
 // 24, 26: synchronous, on the app's own thread, no cost to start) and module.register (Node 20:
 // asynchronous, on a hooks thread that costs ~25 ms to start; see esm-hooks.mjs). Each next*()
-// gives a value or a promise of one; the hooks answer in kind. Records go to `send`.
-const { fileURLToPath } = require('url');
-
-const ENTER = 'globalThis[Symbol.for("coldstart.esm")]?.enter(import.meta.url);';
-const LEAVE = '\n;globalThis[Symbol.for("coldstart.esm")]?.leave(import.meta.url);\n';
+// gives a value or a promise of one; the hooks answer in kind. Records go to `send`, with URLs: the
+// agent turns them into paths when it hands the records over, after the ready moment, not while
+// the app loads.
+//
+// The marks name their module by its URL written in, not by import.meta.url: reading import.meta
+// makes Node build the module's import.meta (its filename, dirname and resolve()), work the
+// module itself may never ask for.
+const enterMark = (url) => `globalThis[Symbol.for("coldstart.esm")]?.enter(${JSON.stringify(url)});`;
+const leaveMark = (url) => `\n;globalThis[Symbol.for("coldstart.esm")]?.leave(${JSON.stringify(url)});\n`;
 
 const then = (value, fn) => (value && typeof value.then === 'function' ? value.then(fn) : fn(value));
 
 /**
- * @param {(record: object) => void} send a resolution ({type: 'resolve', parent, specifier, file})
- *   or a loaded module ({url, file, format, parent, startUs, resolveStartUs, resolveMs, loadStartUs,
+ * @param {(record: object) => void} send a resolution ({type: 'resolve', parentURL, specifier, url})
+ *   or a loaded module ({url, format, parentURL, startUs, resolveStartUs, resolveMs, loadStartUs,
  *   loadMs, bytes, thread, required})
  * @param {'main'|'hooks'} thread where the hooks run: on the app's thread their resolve and load
  *   windows are the app's time; on the hooks thread they overlap the app's work and are not
@@ -45,7 +49,7 @@ function esmTimingHooks(send, thread = 'main') {
         if (importer) importer.importsUs.push([t, now()]);
         // (importing file, specifier) -> file: what `start --mode memory` replays without stats.
         if (result && result.url && result.url.startsWith('file:') && context.parentURL && context.parentURL.startsWith('file:')) {
-          send({ type: 'resolve', parent: fileURLToPath(context.parentURL), specifier, file: fileURLToPath(result.url) });
+          send({ type: 'resolve', parentURL: context.parentURL, specifier, url: result.url });
         }
         if (result && result.url && !parents.has(result.url)) {
           parents.set(result.url, context.parentURL || null);
@@ -67,17 +71,17 @@ function esmTimingHooks(send, thread = 'main') {
         let bytes = 0;
         if (source != null) bytes = typeof source === 'string' ? Buffer.byteLength(source) : source.byteLength;
         if (result.format === 'module' && source != null) {
-          const text = typeof source === 'string' ? source : Buffer.from(source).toString('utf8');
+          // Read in place, not copied (Buffer.from of a Uint8Array copies it).
+          const text = typeof source === 'string' ? source : Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString('utf8');
           // A shebang must stay first: such a module is timed without its evaluation.
-          if (!text.startsWith('#!')) source = ENTER + text + LEAVE;
+          if (!text.startsWith('#!')) source = enterMark(url) + text + leaveMark(url);
         }
         const parentURL = parents.get(url) || null;
         const [resolveStartUs, resolveUs] = resolveTimes.get(url) || [t, 0];
         const record = {
           url,
-          file: fileURLToPath(url),
           format: result.format,
-          parent: parentURL && parentURL.startsWith('file:') ? fileURLToPath(parentURL) : null,
+          parentURL: parentURL && parentURL.startsWith('file:') ? parentURL : null,
           startUs: Math.min(resolveStartUs, t),
           resolveStartUs,
           resolveMs: resolveUs / 1000,

@@ -8,7 +8,8 @@ const path = require('path');
 /**
  * Patches fs and process.dlopen.
  * @param {{recording: boolean, stack: object[]}} state shared with the module timing
- * @param {{hrNow: () => number, esmTimed: boolean}} how esmTimed: loader hooks time ES modules
+ * @param {{hrNow: () => number, esmTimed: () => boolean}} how esmTimed: loader hooks time the ES
+ *   modules loaded now
  */
 function recordFileReads(state, { hrNow, esmTimed }) {
   const readFileSync = fs.readFileSync; // our own reads are not the app's
@@ -51,7 +52,7 @@ function recordFileReads(state, { hrNow, esmTimed }) {
   // Node's ES module loader reads a module's source with readFileSync(file: URL), on the app's
   // thread: where no hook times ES modules (require(esm) on Node 20), that read is the module's load.
   fs.readFileSync = function coldstartReadFileSync(p) {
-    if (esmTimed || !(p instanceof URL) || !state.recording || ownRead || !/\.m?js$/.test(p.pathname)) {
+    if (!(p instanceof URL) || esmTimed() || !state.recording || ownRead || !/\.m?js$/.test(p.pathname)) {
       noteRead(p, 'fs');
       return readFileSync.apply(this, arguments);
     }
@@ -68,7 +69,7 @@ function recordFileReads(state, { hrNow, esmTimed }) {
   const wrapAsyncRead = (obj) => {
     const orig = obj.readFile;
     obj.readFile = function readFile(p) {
-      if (!esmTimed && p instanceof URL && state.recording && !ownRead && /\.m?js$/.test(p.pathname)) {
+      if (p instanceof URL && !esmTimed() && state.recording && !ownRead && /\.m?js$/.test(p.pathname)) {
         const t = hrNow();
         esmReads.push({ file: fileURLToPath(p), parent: null, startUs: t, endUs: t });
       } else noteRead(p, 'fs');

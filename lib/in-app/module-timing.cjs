@@ -4,6 +4,7 @@
 // hooks (esm-timing.cjs) and marks around their evaluation. Runs inside the app: built-ins only.
 const { readFileSync } = require('fs'); // taken before the app's reads are recorded: not one of them
 const path = require('path');
+const { pathToFileURL, fileURLToPath } = require('url'); // now: loaded later, it would count as the app's
 const Module = require('module');
 
 // coldstart's own files in the app (this agent and what it loads later): their requires are not the app's.
@@ -17,11 +18,15 @@ const OWN_FILES = path.join(__dirname, '..') + path.sep;
  */
 function recordModules(state, { hrNow, cpuNow }) {
   // In-thread hooks (Node 22.15+) cost nothing to start and see every ES module, those require()
-  // loads included: always on. The hooks thread of Node 20 costs ~25 ms and does not see require(esm).
+  // loads included; but once registered, every require() takes Node's slow path through them (URL
+  // conversions, hook contexts): 6-9% of a CommonJS app's startup. So an app that starts in
+  // CommonJS gets them at its first sign of ES modules (onFirstEsm): before the first one loads.
+  // The hooks thread of Node 20 costs ~25 ms and does not see require(esm).
   const inThreadHooks = typeof Module.registerHooks === 'function';
   const esmHooks = wantEsmHooks(inThreadHooks);
-  const esmTiming = esmHooks && inThreadHooks ? require('./esm-timing.cjs') : null;
-  const hooksThread = esmHooks && !inThreadHooks ? require('./esm-hooks-thread.cjs') : null;
+  const esmTiming = esmHooks && inThreadHooks;
+  const hooksThread = esmHooks === 'now' && !inThreadHooks ? require('./esm-hooks-thread.cjs') : null;
+  const onFirstEsm = esmTiming && esmHooks === 'on-first-esm';
   let esmInThread = null; // those hooks, once registered
   let esmThread = null; // the hooks thread, once started
   let lastResolve = null;
@@ -38,9 +43,11 @@ function recordModules(state, { hrNow, cpuNow }) {
   Module._resolveFilename = function coldstartResolve(request, parent, isMain, options) {
     if (!state.recording) return origResolve.apply(this, arguments);
     const t = hrNow();
-    const c = cpuNow();
+    // The CPU clock is read here and where the load ends, not around each step: every reading is a
+    // getrusage() of the whole process, which locks each of its running threads.
+    const cpuStartUs = cpuNow();
     const filename = origResolve.apply(this, arguments);
-    lastResolve = { filename, us: hrNow() - t, cpuUs: cpuNow() - c };
+    lastResolve = { filename, us: hrNow() - t, cpuStartUs };
     // (requesting directory, request) -> file: what `start --mode memory` replays without stats.
     // Node 22 passes { conditions } on every require; only `paths` makes a lookup special.
     if (parent && !(options && options.paths) && typeof request === 'string' && path.isAbsolute(filename)) {
@@ -66,7 +73,6 @@ function recordModules(state, { hrNow, cpuNow }) {
     if (!state.recording) return origModuleLoad.apply(this, arguments);
     if (esmInThread) esmInThread.cut();
     const t0 = hrNow();
-    const c0 = cpuNow();
     const lr = lastResolve;
     const resolved = lr && lr.filename === filename;
     const resolveUs = resolved ? lr.us : 0;
@@ -80,7 +86,7 @@ function recordModules(state, { hrNow, cpuNow }) {
       resolveUs,
       childUs: 0,
       endUs: 0,
-      cpuUs: resolved ? lr.cpuUs - c0 : -c0, // the CPU clock's reading at the start, subtracted
+      cpuUs: -(resolved ? lr.cpuStartUs : cpuNow()), // the CPU clock at its start (its resolution's), subtracted
       childCpuUs: 0,
     };
     state.stack.push(rec);
@@ -98,9 +104,66 @@ function recordModules(state, { hrNow, cpuNow }) {
     }
   };
 
+  // CommonJS code compiled: the sign of ES modules to come. A require() of an ES module loads and
+  // runs its whole graph before it returns: the hooks are there for that long (a window). Code
+  // that may import() later (in CommonJS or in an ES module of such a graph) keeps them for good.
+  const origCompile = Module.prototype._compile;
+  let hooks = null; // the registration, while the hooks are in
+  let keepHooks = false;
+  let windows = 0;
+  if (onFirstEsm) {
+    Module.prototype._compile = function coldstartCompile(content, filename, format) {
+      if (keepHooks || !state.recording || (format !== 'module' && !mayImport(content))) return origCompile.call(this, content, filename, format);
+      const hooked = hooks !== null;
+      registerInThread();
+      // require() of an ES module whose source the CommonJS loader read before the hooks were
+      // there: their load hook's part (its record, the marks around its evaluation) done here.
+      if (format === 'module' && !hooked && typeof content === 'string') {
+        const url = pathToFileURL(filename).href;
+        content = esmInThread.load(url, { format, conditions: ['require'] }, () => ({ format, source: content })).source;
+      }
+      if (mayImportLater(content)) keepHooks = true;
+      if (keepHooks) return origCompile.call(this, content, filename, format);
+      windows++;
+      try {
+        return origCompile.call(this, content, filename, format);
+      } finally {
+        if (--windows === 0 && !keepHooks) {
+          hooks.deregister();
+          hooks = null;
+        }
+      }
+    };
+  }
+
+  function registerInThread() {
+    if (hooks) return;
+    if (!esmInThread) esmInThread = ownModule('./esm-timing.cjs').esmTimingHooks(noteEsm);
+    hooks = Module.registerHooks({ resolve: esmInThread.resolve, load: loadAndWatch }); // in-thread: no hooks thread to start
+  }
+
+  // The load hook, which also sees each ES module's source: an import() in one keeps the hooks.
+  function loadAndWatch(url, context, nextLoad) {
+    const result = esmInThread.load(url, context, nextLoad);
+    if (!keepHooks && result && result.format === 'module' && mayImportLater(result.source)) keepHooks = true;
+    return result;
+  }
+
+  // One of the agent's own modules, loaded while the app runs (an app that never shows ES modules
+  // never loads it): its load, reads and requires are not the app's.
+  function ownModule(request) {
+    const recording = state.recording;
+    state.recording = false;
+    try {
+      return require(request);
+    } finally {
+      state.recording = recording;
+    }
+  }
+
   function noteEsm(record) {
     if (!state.recording) return;
-    if (record.type === 'resolve') esmResolutions.push([record.parent, record.specifier, record.file]);
+    if (record.type === 'resolve') esmResolutions.push([record.parentURL, record.specifier, record.url]);
     else esm.push(record);
   }
 
@@ -114,9 +177,9 @@ function recordModules(state, { hrNow, cpuNow }) {
       },
       leave(url) { const m = esmMarks.get(url); if (m && state.recording) m.leaveUs = hrNow(); },
     };
-    if (esmTiming) {
-      esmInThread = esmTiming.esmTimingHooks(noteEsm);
-      Module.registerHooks({ resolve: esmInThread.resolve, load: esmInThread.load }); // in-thread: no hooks thread to start
+    if (esmTiming && !onFirstEsm) {
+      keepHooks = true;
+      registerInThread();
     } else if (hooksThread) esmThread = hooksThread.startHooksThread();
   }
 
@@ -143,6 +206,9 @@ function recordModules(state, { hrNow, cpuNow }) {
         const mark = esmMarks.get(e.url);
         return {
           ...e,
+          file: fileURLToPath(e.url),
+          parent: e.parentURL ? fileURLToPath(e.parentURL) : null,
+          parentURL: undefined,
           startMs: msSinceStart(e.startUs),
           resolveStartMs: e.resolveStartUs == null ? null : msSinceStart(e.resolveStartUs),
           loadStartMs: e.loadStartUs == null ? null : msSinceStart(e.loadStartUs),
@@ -156,19 +222,28 @@ function recordModules(state, { hrNow, cpuNow }) {
       builtins: [...builtins].sort(),
       resolutions,
       requires,
-      esmResolutions,
+      esmResolutions: esmResolutions.map(([parentURL, specifier, url]) => [fileURLToPath(parentURL), specifier, fileURLToPath(url)]),
     };
   }
 
-  return { esmTimed: Boolean(esmTiming), recordEsm, drainEsm, records };
+  // esmTimed: whether hooks time the ES modules loaded now (reads stand in for them otherwise).
+  return { esmTimed: () => hooks !== null, recordEsm, drainEsm, records };
 }
 
+/**
+ * When the ES module hooks go in: 'now', 'on-first-esm' (in-thread hooks, an app that starts in
+ * CommonJS) or null (none: COLDSTART_ESM=never, or a CommonJS app on Node 20).
+ */
 function wantEsmHooks(inThreadHooks) {
   const mode = process.env.COLDSTART_ESM || 'auto';
-  if (mode === 'always') return true;
-  if (mode === 'never') return false;
-  if (inThreadHooks) return true;
-  // A hooks thread costs ~25 ms on Node 20: only pay for it when the app is ESM.
+  if (mode === 'always') return 'now';
+  if (mode === 'never') return null;
+  if (startsAsEsm()) return 'now';
+  // A hooks thread costs ~25 ms on Node 20: only paid for when the app is ESM.
+  return inThreadHooks ? 'on-first-esm' : null;
+}
+
+function startsAsEsm() {
   const flags = [...process.execArgv, process.env.NODE_OPTIONS || ''].join(' ');
   if (/--(import|loader|experimental-loader)\b/.test(flags)) return true;
   const entry = process.argv[1];
@@ -179,6 +254,58 @@ function wantEsmHooks(inThreadHooks) {
   return require('./package-type.cjs').packageTypeReader(readFileSync)(path.resolve(entry)) === 'module';
 }
 
+// `import` as a keyword in CommonJS source: an import() to come, or ES module syntax Node may yet
+// find in a file of a package without a "type" (which it then loads as an ES module). Searched, not
+// parsed: most modules have no `import` at all, and String.prototype.indexOf passes over them
+// fast. Not counted: the word in a comment that starts on its line (`/** @type {import('./x')} */`,
+// ` * @param {import('y').Z}`, `// import ...`), and what no import can be followed by
+// (`eslint-disable import/no-cycle`). The word in a string, or in a comment that began on an
+// earlier line without a `*`, only brings the hooks in early.
+function mayImport(content) {
+  if (typeof content !== 'string') return false;
+  for (let i = content.indexOf('import'); i !== -1; i = content.indexOf('import', i + 6)) {
+    if (!isWordChar(content.charCodeAt(i - 1)) && FOLLOWS_IMPORT.test(content[i + 6] || '') && !inComment(content, i)) return true;
+  }
+  return false;
+}
+
+// What follows the keyword: white space, `(` (import()), `.` (import.meta), `{`, `*` or a quote
+// (an import statement).
+const FOLLOWS_IMPORT = /^[\s({.*'"]$/;
+
+/** An import() in source (CommonJS or an ES module), outside comments: what may load ES modules later. */
+function mayImportLater(content) {
+  if (typeof content !== 'string') return false;
+  for (let i = content.indexOf('import'); i !== -1; i = content.indexOf('import', i + 6)) {
+    if (isWordChar(content.charCodeAt(i - 1))) continue;
+    let after = i + 6;
+    while (isSpace(content.charCodeAt(after))) after++;
+    if (content.charCodeAt(after) === 40 && !inComment(content, i)) return true; // (
+  }
+  return false;
+}
+
+function isSpace(c) {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+/** Whether position i is in a comment: its line starts with `//`, `/*` or `*`, or a `/*` before it on its line is closed after it. */
+function inComment(content, i) {
+  const lineStart = content.lastIndexOf('\n', i) + 1;
+  let at = lineStart;
+  while (content.charCodeAt(at) === 32 || content.charCodeAt(at) === 9) at++;
+  const c = content.charCodeAt(at);
+  if (c === 42 || (c === 47 && (content.charCodeAt(at + 1) === 47 || content.charCodeAt(at + 1) === 42))) return true;
+  const open = content.lastIndexOf('/*', i);
+  if (open < lineStart) return false;
+  const close = content.indexOf('*/', open + 2);
+  return close === -1 || close > i;
+}
+
+function isWordChar(c) {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36;
+}
+
 function kindOf(filename) {
   if (filename.endsWith('.json')) return 'json';
   if (filename.endsWith('.node')) return 'addon';
@@ -186,4 +313,4 @@ function kindOf(filename) {
   return 'cjs';
 }
 
-module.exports = { recordModules };
+module.exports = { recordModules, mayImport, mayImportLater };
