@@ -171,8 +171,8 @@ require('http').createServer().listen(0, () => console.log('cache-app listening'
     assert.strictEqual(compiled.summary.codeCache.modules, recorded.summary.codeCache.modules);
     assert.ok(recorded.summary.codeCache.bytes > compiled.summary.codeCache.bytes + 2000,
       `recorded ${recorded.summary.codeCache.bytes} B vs compiled ${compiled.summary.codeCache.bytes} B`);
-    // Asked for: no second run, no warning.
-    const asked = await pack(['node', 'app.js'], ['--no-code-cache-run']);
+    // Asked for (--code-cache compile): no second run, no warning.
+    const asked = await pack(['node', 'app.js'], ['compile']);
     assert.strictEqual(asked.summary.codeCache.made, 'compile');
     assert.doesNotMatch(asked.stderr, /warning/);
   } finally { rm(dir); }

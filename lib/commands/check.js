@@ -32,7 +32,7 @@ module.exports = {
     .example('# record .coldstart/baseline.json', '').example('$0 check -n 10 --update-baseline -- node server.js', '')
     .example('# an inconclusive result fails too (exit 1, not 3)', '').example('$0 check --baseline ci/startup-baseline.json --tolerance 10% --strict -- node server.js', '')
     .example('# against the main branch checked out in ../main', '').example('$0 check -n 10 --baseline-cmd "node ../main/server.js" -- node server.js', '')
-    .example('# 10 runs, going on up to 30 while they cannot decide; under GitHub Actions the verdict also goes to $GITHUB_STEP_SUMMARY', '').example('$0 check -n 10..30 --budget 800ms -- node server.js', ''),
+    .example('# 10 runs, up to 30 while undecided; under GitHub Actions the verdict also goes to $GITHUB_STEP_SUMMARY', '').example('$0 check -n 10..30 --budget 800ms -- node server.js', ''),
   async run(argv, ctx) {
     const { parseTolerance, evaluateChecks, moreRunsWouldDecide, sequentialLooks } = require('../check/verdict.js');
     const { runs, maxRuns } = parseRuns(argv);
