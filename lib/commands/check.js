@@ -107,8 +107,8 @@ module.exports = {
     }
 
     // The baseline as the user named it (the default one relative to here).
-    const markdown = () => require('../check/markdown-summary.js').renderCheckMarkdown({ report, verdict, ok, against, shownBaseline, updated: argv.updateBaseline });
     const shownBaseline = baselineCommand ? `--baseline-cmd ${shellWord(argv.baselineCmd)}` : argv.baseline || path.relative(ctx.cwd, baselineFile) || baselineFile;
+    const markdown = () => require('../check/markdown-summary.js').renderCheckMarkdown({ report, verdict, ok, against, shownBaseline, updated: argv.updateBaseline });
     if (format === 'json') {
       const { medianInterval } = require('../stats.js');
       ctx.stdout.write(JSON.stringify({
