@@ -178,6 +178,21 @@ require('http').createServer().listen(0, () => console.log('cache-app listening'
   } finally { rm(dir); }
 });
 
+test('pack --code-cache alone, last before -- or before another flag, records the cache from a run; --code-cache compile compiles it', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    for (const [flags, made] of [
+      [['--out', 'a.tar', '--code-cache'], 'run'],
+      [['--code-cache', '--out', 'b.tar'], 'run'],
+      [['--code-cache', 'compile', '--out', 'c.tar'], 'compile'],
+    ]) {
+      const r = await runCli(['pack', '--json', '--no-verify', ...flags, '--', 'node', 'server.js'], { cwd: dir });
+      assert.strictEqual(r.code, 0, `${flags.join(' ')}: ${r.stderr}`);
+      assert.strictEqual(JSON.parse(r.stdout).codeCache.made, made, flags.join(' '));
+    }
+  } finally { rm(dir); }
+});
+
 test('pack: a bad --out (a directory, under a file, under /proc, a device, a FIFO) is one line and exit 2 before the app runs, and the device stays one', async () => {
   const dir = copyFixture('plain-http');
   try {
