@@ -191,7 +191,7 @@ function variantsFor(app) {
     startVariant('start-memory-noverify', '`coldstart start --mode memory --trust-archive`', '/startup.tar',
       ['--mode', 'memory', '--trust-archive']),
     // The same with V8 code cache of each module's top-level code, compiled without running it.
-    startVariant('start-memory-cache-compiled', '`coldstart start --trust-archive`, archive made with `pack --code-cache --no-code-cache-run`',
+    startVariant('start-memory-cache-compiled', '`coldstart start --trust-archive`, archive made with `pack --code-cache compile`',
       '/startup-cache-compiled.tar', ['--trust-archive']),
     // The same with V8 code cache recorded from a run up to listen (`pack --code-cache`), as the snippets do.
     startVariant('start-memory-cache', '`coldstart start --trust-archive`, archive made with `pack --code-cache`',

@@ -8,7 +8,7 @@
 //   - check: a baseline recorded with `check -n 20 --update-baseline` in the same condition,
 //     then `check -n 10` of the unchanged app against it, M times; its verdict (pass /
 //     inconclusive / fail), shift interval, tolerance, movers listed, exit code;
-//   - check against itself: `check -n 6 --max-runs 12 --baseline-cmd '<the app command>'` of the
+//   - check against itself: `check -n 6..12 --baseline-cmd '<the app command>'` of the
 //     unchanged app, K times (what test/check-busy-machine.test.js asks of CI: never a fail, movers
 //     rarely); each round's two runs in the order the engine draws.
 // Everything runs through the CLI (bin/coldstart.js), as CI would; reports go to a temp dir.
@@ -130,7 +130,7 @@ async function checkRun(app, baseline, scratch, i, running) {
 
 /** The baseline line of one check of the app against itself (--baseline-cmd, the same command). */
 async function selfCheck(app, i, running) {
-  const r = await coldstart(['check', '-n', '6', '--max-runs', '12', '--baseline-cmd', shellLine(app.command), '--json', '--', ...app.command], app.dir, running);
+  const r = await coldstart(['check', '-n', '6..12', '--baseline-cmd', shellLine(app.command), '--json', '--', ...app.command], app.dir, running);
   const j = parseJson(r, `check --baseline-cmd ${app.name} #${i + 1}`);
   const c = (j.checks || []).find((x) => x.name === 'baseline') || {};
   const diff = j.diff || {};
@@ -245,7 +245,7 @@ function render({ machine, conditions, results, options, skipped, elapsedMs }) {
     if (!r.checks.length && options.checks) lines.push(`| ${r.app} | ${r.condition} | ${base} | – | (no checks ran) | | | | | | |`);
   }
 
-  lines.push('', '### check of the app against itself (`-n 6 --max-runs 12 --baseline-cmd` the same command)', '',
+  lines.push('', '### check of the app against itself (`-n 6..12 --baseline-cmd` the same command)', '',
     '| app | condition | # | verdict | exit | runs a side | shift [low, high] (ms) | tolerance | movers |',
     '|---|---|---:|---|---:|---:|---|---:|---|');
   for (const r of results) {

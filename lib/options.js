@@ -78,6 +78,11 @@ function parseInterval(value) {
   return n;
 }
 
+/** A list flag's items, given repeated and/or comma separated (a,b), trimmed, empty ones left out. */
+function listItems(value) {
+  return [].concat(value == null ? [] : value).flatMap((v) => String(v).split(',')).map((s) => s.trim()).filter(Boolean);
+}
+
 function parseCount(value, flag, min = 1) {
   const n = Number(value);
   if (!Number.isInteger(n) || n < min) throw new UsageError(`invalid ${flag} "${value}": a whole number >= ${min}`);
@@ -185,4 +190,4 @@ function captureFlags(argv, ctx) {
   };
 }
 
-module.exports = { afterWindowFromArgv, parseDuration, parseUntil, parseBenchUntil, parseInterval, parseCount, parseEsm, captureOptions, lambdaOptions, captureOptionsFromArgv };
+module.exports = { afterWindowFromArgv, parseDuration, parseUntil, parseBenchUntil, parseInterval, parseCount, listItems, parseEsm, captureOptions, lambdaOptions, captureOptionsFromArgv };

@@ -1,5 +1,5 @@
 'use strict';
-// check --max-advice-ms: CI fails when the avoidable startup work the advice finds (added up, in
+// check --budget advice=: CI fails when the avoidable startup work the advice finds (added up, in
 // each of a few profiled runs) is over the limit, and names it.
 const test = require('node:test');
 const assert = require('node:assert');
@@ -22,24 +22,24 @@ function makeApp() {
   return dir;
 }
 
-test('check --max-advice-ms: fails when every profiled run finds more avoidable work than allowed, naming it; passes under a high limit', MANY_RUNS, async () => {
+test('check --budget advice=: fails when every profiled run finds more avoidable work than allowed, naming it; passes under a high limit', MANY_RUNS, async () => {
   const dir = makeApp();
   try {
-    const over = await runCli(['check', '-n', '2', '--max-advice-ms', '10ms', '--json', '--', process.execPath, 'server.js'], { cwd: dir });
+    const over = await runCli(['check', '-n', '2', '--budget', 'advice=10ms', '--json', '--', process.execPath, 'server.js'], { cwd: dir });
     assert.strictEqual(over.code, 1, over.stderr);
     const failed = JSON.parse(over.stdout);
     const check = failed.checks.find((c) => c.name === 'max-advice');
     assert.strictEqual(check.verdict, 'fail', check.message);
     assert.ok(check.low > 10 && check.findings.some((a) => a.kind === 'lazy-load' && a.subject === 'heavy.js'), JSON.stringify(check));
-    assert.match(check.message, /avoidable startup work [\d.]+ ms \([\d.]+–[\d.]+ over 3 profiled runs\) is over --max-advice-ms 10(\.0)? ms: load heavy\.js lazily \(server\.js:2\)/);
+    assert.match(check.message, /avoidable startup work [\d.]+ ms \([\d.]+–[\d.]+ over 3 profiled runs\) is over the advice budget of 10(\.0)? ms: load heavy\.js lazily \(server\.js:2\)/);
 
-    const within = await runCli(['check', '-n', '2', '--max-advice-ms', '60s', '--', process.execPath, 'server.js'], { cwd: dir });
+    const within = await runCli(['check', '-n', '2', '--budget', 'advice=60s', '--', process.execPath, 'server.js'], { cwd: dir });
     assert.strictEqual(within.code, 0, within.stdout + within.stderr);
-    assert.match(within.stdout, /pass +avoidable startup work [\d.]+ ms .* is within --max-advice-ms 60000 ms/);
+    assert.match(within.stdout, /pass +avoidable startup work [\d.]+ ms .* is within the advice budget of 60000 ms/);
 
-    const bad = await runCli(['check', '--max-advice-ms', 'lots', '--', process.execPath, 'server.js'], { cwd: dir });
+    const bad = await runCli(['check', '--budget', 'advice=lots', '--', process.execPath, 'server.js'], { cwd: dir });
     assert.strictEqual(bad.code, 2);
-    assert.match(bad.stderr, /invalid --max-advice-ms "lots"/);
+    assert.match(bad.stderr, /invalid --budget "advice=lots"/);
   } finally {
     rm(dir);
   }

@@ -52,7 +52,7 @@ test('check fails when the app gains a 50 ms module over its baseline, does not 
     const server = path.join(dir, 'server.js');
     const withSlow = fs.readFileSync(server, 'utf8');
     // Runs go on while they cannot decide, as a CI job on a shared runner would let them.
-    const check = ['check', '-n', '10', '--max-runs', '30', '--', 'node', 'server.js'];
+    const check = ['check', '-n', '10..30', '--', 'node', 'server.js'];
     // Wall-clock time on a shared machine: the verdict logic is checked exactly on every attempt;
     // the timing outcome must come out right in one of a few attempts.
     const attempts = [];
@@ -143,11 +143,11 @@ test('check against a baseline of one run is inconclusive: exit 3, and --strict 
   }
 });
 
-test('check --budget and --max-modules without a baseline; --json', MANY_RUNS, async () => {
+test('check --budget with a time to ready and modules= without a baseline; --json', MANY_RUNS, async () => {
   const dir = copyFixture('slow-require');
   try {
-    // 8 runs: the fewest a budget decides on at the first of the 4 looks of the default --max-runs.
-    const over = await runCli(['check', '-n', '8', '--budget', '20ms', '--max-modules', '1', '--json', '--', 'node', 'server.js'], { cwd: dir });
+    // 8 runs: the fewest a budget decides on at the first of the 4 looks of the default -n 8 (8..24).
+    const over = await runCli(['check', '-n', '8', '--budget', '20ms,modules=1', '--json', '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(over.code, 1, over.stderr);
     const doc = JSON.parse(over.stdout);
     assert.strictEqual(doc.ok, false);
@@ -159,10 +159,10 @@ test('check --budget and --max-modules without a baseline; --json', MANY_RUNS, a
     assert.strictEqual(doc.baseline, null);
 
     // One run cannot decide a budget, however far within it: inconclusive (exit 3), run -n 6 or more.
-    const within = await runCli(['check', '-n', '1', '--max-runs', '1', '--budget', '30s', '--max-modules', '10', '--', 'node', 'server.js'], { cwd: dir });
+    const within = await runCli(['check', '-n', '1..1', '--budget', '30s', '--budget', 'modules=10', '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(within.code, 3, within.stdout + within.stderr);
     assert.match(within.stdout, /inconclusive {2}time to ready [\d.]+ ms \(1 run, no interval\) against the budget of 30000 ms: too few runs to decide .*run more \(-n 6 or more\)/);
-    assert.match(within.stdout, /pass {2}2 modules, within --max-modules 10/);
+    assert.match(within.stdout, /pass {2}2 modules, within the modules budget of 10/);
     assert.strictEqual(fs.existsSync(path.join(dir, '.coldstart')), false, 'nothing written without --update-baseline');
     // By default a check that cannot decide goes on, up to three times -n, looking at 1.5 times the
     // runs each time: -n 3 looks at 3, 5, 8 and 9 runs, each look at 1 - 5%/4, which a budget
@@ -185,9 +185,16 @@ test('check: usage errors exit 2 with one coldstart: line, before the app runs',
       [['--budget', 'fast'], /invalid --budget "fast"/],
       [['--budget', '800ms', '--tolerance', '10'], /invalid --tolerance "10"/],
       [['--baseline', 'nope.json'], /baseline not found: nope\.json/],
-      [[], /nothing to check: give --budget, --max-modules, --max-advice-ms or a baseline/],
+      [[], /nothing to check: give --budget \(e\.g\. 800ms,modules=1500,advice=50ms\) or a baseline/],
       [['--budget', '1s', '-n', '0'], /invalid --runs "0"/],
-      [['--max-modules', 'many'], /invalid --max-modules "many"/],
+      [['--budget', 'modules=many'], /^coldstart: invalid --budget "modules=many": modules takes a whole number of modules >= 1, e\.g\. modules=1500$/],
+      [['--budget', '800ms,speed=3'], /^coldstart: invalid --budget "speed=3": unknown limit "speed"; use a time to ready \(800ms or ready=800ms\), modules=1500 or advice=50ms$/],
+      [['--budget', 'advice=5'], /^coldstart: invalid --budget "advice=5": advice takes a duration such as 50ms$/],
+      [['--budget', '1s,ready=2s'], /^coldstart: --budget gives ready twice \("1s", "ready=2s"\): give each limit once$/],
+      [['--budget', 'modules=5', '--budget', 'modules=6'], /^coldstart: --budget gives modules twice/],
+      [['--budget', '1s', '-n', '6..5'], /^coldstart: invalid --runs "6\.\.5": N\.\.M goes on from N runs up to M, so M must be at least N$/],
+      [['--budget', '1s', '-n', '0..5'], /^coldstart: invalid --runs "0\.\.5": at least 1 run$/],
+      [['--budget', '1s', '-n', '6-9'], /^coldstart: invalid --runs "6-9": give a number of runs N, or N\.\.M/],
       [['--baseline', 'broken/baseline.json'], /is not JSON/],
     ];
     for (const [flags, pattern] of cases) {

@@ -44,7 +44,7 @@ test('the budget judges the median\'s interval: pass, fail, inconclusive', () =>
   // The median is under the budget, but the interval reaches over it: too wide to decide.
   const undecided = evaluateChecks({ samples, modules: 10 }, { budgetMs: 705 });
   assert.deepStrictEqual([undecided.ok, undecided.inconclusive, undecided.checks[0].verdict], [true, true, 'inconclusive']);
-  assert.match(undecided.checks[0].message, /straddles the budget of 705 ms: about \d+ runs would tell \(-n \d+, or --max-runs \d+ to go on only while inconclusive\)/);
+  assert.match(undecided.checks[0].message, /straddles the budget of 705 ms: about \d+ runs would tell \(-n \d+, or -n N\.\.\d+ to go on from N runs only while inconclusive\)/);
   // Over the budget with its median, still not a failure while part of the interval is within it.
   assert.strictEqual(evaluateChecks({ samples, modules: 10 }, { budgetMs: 695 }).checks[0].verdict, 'inconclusive');
 });
@@ -64,11 +64,11 @@ test('fewer runs than a 95% interval needs (6) decide no budget: inconclusive, r
   assert.strictEqual(runsForMedianInterval(0.99), 8);
 });
 
-test('--max-modules counts modules', () => {
+test('--budget modules= counts modules', () => {
   assert.strictEqual(evaluateChecks({ samples: [1], modules: 1500 }, { maxModules: 1500 }).ok, true);
   const fail = evaluateChecks({ samples: [1], modules: 1620 }, { maxModules: 1500 });
   assert.strictEqual(fail.ok, false);
-  assert.match(fail.checks[0].message, /1620 modules loaded to start, over --max-modules 1500 \(by 120\)/);
+  assert.match(fail.checks[0].message, /1620 modules loaded to start, over the modules budget of 1500 \(by 120\)/);
 });
 
 test('baseline: the shift\'s interval against the tolerance (10% of the baseline\'s median by default)', () => {

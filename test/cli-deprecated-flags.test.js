@@ -82,9 +82,30 @@ const CASES = {
       process.kill(report.pid, 'SIGKILL');
     }
   } },
-  'check --min-effect': { old: ['check', '-n', '2', '--max-runs', '2', '--until', 'exit', '--baseline-cmd', 'node app.js', '--min-effect', '1ms', '--json', '--', 'node', 'app.js'], effect: (r) => {
+  'check --min-effect': { old: ['check', '-n', '2..2', '--until', 'exit', '--baseline-cmd', 'node app.js', '--min-effect', '1ms', '--json', '--', 'node', 'app.js'], effect: (r) => {
     assert.strictEqual(r.code, 3, r.stderr); // 2 runs cannot decide
     assert.deepStrictEqual(JSON.parse(r.stdout).checks.map((c) => [c.name, c.minEffect]), [['baseline', 1]]);
+  } },
+  'check --max-modules': { old: ['check', '-n', '1..1', '--until', 'exit', '--max-modules', '1', '--json', '--', 'node', 'app.js'], files: { 'app.js': "require('./two.js');\n", 'two.js': '' }, effect: (r) => {
+    assert.strictEqual(r.code, 1, r.stderr); // two modules: over 1
+    assert.deepStrictEqual(JSON.parse(r.stdout).checks.map((c) => [c.name, c.verdict, c.limit]), [['max-modules', 'fail', 1]]);
+  } },
+  'check --max-advice-ms': { old: ['check', '-n', '1..1', '--until', 'exit', '--max-advice-ms', '60s', '--json', '--', 'node', 'app.js'], effect: (r) => {
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.deepStrictEqual(JSON.parse(r.stdout).checks.map((c) => [c.name, c.verdict, c.limit]), [['max-advice', 'pass', 60000]]);
+  } },
+  'check --max-runs': { old: ['check', '-n', '2', '--max-runs', '2', '--until', 'exit', '--baseline-cmd', 'node app.js', '--json', '--', 'node', 'app.js'], effect: (r) => {
+    assert.strictEqual(r.code, 3, r.stderr); // 2 runs cannot decide, and no more are taken
+    assert.strictEqual(JSON.parse(r.stdout).samples.length, 2);
+  } },
+  'check --format': { old: ['check', '-n', '1..1', '--until', 'exit', '--budget', 'modules=100', '--format', 'markdown', '--', 'node', 'app.js'], effect: (r) => {
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^## coldstart check: ✅ passed$/m);
+    assert.match(r.stdout, /^- ✅ pass 1 module, within the modules budget of 100$/m);
+  } },
+  'pack --code-cache-run': { old: ['pack', '--code-cache', '--no-code-cache-run', '--until', 'exit', '--json', '--', 'node', 'app.js'], effect: (r) => {
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.strictEqual(JSON.parse(r.stdout).codeCache.made, 'compile');
   } },
   'pack --check': { old: ['pack', '--no-check', '--until', 'exit', '--json', '--', 'node', 'app.js'], effect: (r) => {
     assert.strictEqual(r.code, 0, r.stderr);

@@ -29,3 +29,19 @@ test('the app command without -- runs when it has no flags of its own', async ()
   assert.strictEqual(r.code, 0, r.stderr);
   require('fs').rmSync(path.join(require('os').tmpdir(), `cs-usage-${process.pid}`), { recursive: true, force: true });
 });
+
+test('pack --code-cache takes nothing or compile; an old spelling and its new one for the same limit are one line, exit 2', async () => {
+  await oneLine(['pack', '--code-cache', 'node', 'server.js'], /^coldstart: invalid --code-cache "node": give --code-cache alone \(recorded from a second start of the app\) or --code-cache compile \(compiled without running the app\); the app command goes after --$/);
+  await oneLine(['pack', '--code-cache=run', '--', 'node', 'server.js'], /^coldstart: invalid --code-cache "run"/);
+  const both = async (args, pattern) => {
+    const r = await runCli(args, { cwd: APP });
+    assert.strictEqual(r.code, 2, r.stderr);
+    const lines = r.stderr.trim().split('\n');
+    assert.match(lines[0], /^coldstart: warning: --max-\S+ is deprecated/);
+    assert.deepStrictEqual(lines.length, 2, r.stderr);
+    assert.match(lines[1], pattern);
+  };
+  await both(['check', '--budget', 'modules=5', '--max-modules', '6', '--', 'node', 'server.js'], /^coldstart: --max-modules and --budget modules= both give the modules limit: give --budget modules=… only$/);
+  await both(['check', '--budget', '1s,advice=5ms', '--max-advice-ms', '6ms', '--', 'node', 'server.js'], /^coldstart: --max-advice-ms and --budget advice= both give the advice limit/);
+  await both(['check', '-n', '3..6', '--max-runs', '9', '--budget', '1s', '--', 'node', 'server.js'], /^coldstart: --max-runs is the old spelling of --runs N\.\.M: give --runs N\.\.M only$/);
+});

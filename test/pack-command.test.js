@@ -171,10 +171,25 @@ require('http').createServer().listen(0, () => console.log('cache-app listening'
     assert.strictEqual(compiled.summary.codeCache.modules, recorded.summary.codeCache.modules);
     assert.ok(recorded.summary.codeCache.bytes > compiled.summary.codeCache.bytes + 2000,
       `recorded ${recorded.summary.codeCache.bytes} B vs compiled ${compiled.summary.codeCache.bytes} B`);
-    // Asked for: no second run, no warning.
-    const asked = await pack(['node', 'app.js'], ['--no-code-cache-run']);
+    // Asked for (--code-cache compile): no second run, no warning.
+    const asked = await pack(['node', 'app.js'], ['compile']);
     assert.strictEqual(asked.summary.codeCache.made, 'compile');
     assert.doesNotMatch(asked.stderr, /warning/);
+  } finally { rm(dir); }
+});
+
+test('pack --code-cache alone, last before -- or before another flag, records the cache from a run; --code-cache compile compiles it', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    for (const [flags, made] of [
+      [['--out', 'a.tar', '--code-cache'], 'run'],
+      [['--code-cache', '--out', 'b.tar'], 'run'],
+      [['--code-cache', 'compile', '--out', 'c.tar'], 'compile'],
+    ]) {
+      const r = await runCli(['pack', '--json', '--no-verify', ...flags, '--', 'node', 'server.js'], { cwd: dir });
+      assert.strictEqual(r.code, 0, `${flags.join(' ')}: ${r.stderr}`);
+      assert.strictEqual(JSON.parse(r.stdout).codeCache.made, made, flags.join(' '));
+    }
   } finally { rm(dir); }
 });
 

@@ -65,7 +65,7 @@ test('--until http://:PORT/path on a fixed port; pack --code-cache, check and be
     assert.ok(summary.readyAt >= 250, `pack's run was ready after the probe: ${summary.readyAt}`);
     assert.strictEqual(summary.codeCache.made, 'run', 'the code cache was recorded up to the same moment');
 
-    const checked = await runCli(['check', '-n', '2', '--max-runs', '2', '--budget', '60s', ...until, '--json', '--', 'node', 'server.js'], { cwd: dir, env });
+    const checked = await runCli(['check', '-n', '2..2', '--budget', '60s', ...until, '--json', '--', 'node', 'server.js'], { cwd: dir, env });
     assert.strictEqual(checked.code, 3, `2 runs cannot decide a budget: inconclusive\n${checked.stderr}`);
     for (const ms of JSON.parse(checked.stdout).samples) assert.ok(ms >= 250, `each check run waited for the probe: ${ms}`);
 

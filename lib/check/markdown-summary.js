@@ -1,7 +1,7 @@
 'use strict';
-// `check --format markdown`: the verdict as a pull request or a CI job summary shows it
-// ($GITHUB_STEP_SUMMARY): the result first, the time to ready with its interval, each check,
-// and what grew against the baseline.
+// check's verdict in Markdown, as a pull request or a CI job summary shows it (under GitHub Actions
+// check appends it to $GITHUB_STEP_SUMMARY): the result first, the time to ready with its interval,
+// each check, and what grew against the baseline.
 const { medianInterval, formatSignedMs } = require('../stats.js');
 const { formatMs, count } = require('../report/terminal-format.js');
 

@@ -77,7 +77,7 @@ function runsNeeded(n, low, high, target) {
 
 const moreRunsText = (needed, what, side = ' a side') => (needed == null
   ? `more than ${MOST_RUNS} runs${side} would be needed: this machine is too noisy to tell ${what}`
-  : `about ${needed} runs${side} would tell (-n ${needed}, or --max-runs ${needed} to go on only while inconclusive)`);
+  : `about ${needed} runs${side} would tell (-n ${needed}, or -n N..${needed} to go on from N runs only while inconclusive)`);
 
 function budgetCheck(samples, budgetMs, confidence) {
   const mi = medianInterval(samples, confidence);
@@ -183,7 +183,7 @@ function baselineCheck(measured, baseline, tolerance, minEffectMs, confidence) {
 }
 
 /**
- * --max-advice-ms: the startup time the advice says could be saved (its estimates, added up), in
+ * --budget advice=: the startup time the advice says could be saved (its estimates, added up), in
  * each of a few profiled runs. One run's estimate moves with the machine, so the limit fails only
  * when every run is over it and passes when every run is within it; otherwise it is inconclusive.
  */
@@ -194,9 +194,9 @@ function adviceCheck({ totals, findings }, limit) {
   const range = totals.length > 1 ? `${formatMs(median(totals))} ms (${formatMs(low)}–${formatMs(high)} over ${totals.length} profiled runs)` : `${formatMs(low)} ms`;
   const top = findings.slice(0, 3).map((a) => `${adviceLabel(a)} ${formatMs(a.estimatedMs)} ms`).join('; ');
   const message = {
-    pass: `avoidable startup work ${range} is within --max-advice-ms ${formatMs(limit)} ms`,
-    fail: `avoidable startup work ${range} is over --max-advice-ms ${formatMs(limit)} ms: ${top}`,
-    inconclusive: `avoidable startup work ${range} straddles --max-advice-ms ${formatMs(limit)} ms: ${top || 'no finding in some runs'}`,
+    pass: `avoidable startup work ${range} is within the advice budget of ${formatMs(limit)} ms`,
+    fail: `avoidable startup work ${range} is over the advice budget of ${formatMs(limit)} ms: ${top}`,
+    inconclusive: `avoidable startup work ${range} straddles the advice budget of ${formatMs(limit)} ms: ${top || 'no finding in some runs'}`,
   }[verdict];
   return { name: 'max-advice', ok: verdict !== 'fail', verdict, actual: round(median(totals)), low: round(low), high: round(high), limit, findings, message };
 }
@@ -234,8 +234,8 @@ function evaluateChecks(measured, limits = {}) {
     checks.push({
       name: 'max-modules', ok, verdict: ok ? 'pass' : 'fail', actual: measured.modules, limit: limits.maxModules,
       message: ok
-        ? `${measured.modules} module${measured.modules === 1 ? '' : 's'}, within --max-modules ${limits.maxModules}`
-        : `${measured.modules} modules loaded to start, over --max-modules ${limits.maxModules} (by ${measured.modules - limits.maxModules})`,
+        ? `${measured.modules} module${measured.modules === 1 ? '' : 's'}, within the modules budget of ${limits.maxModules}`
+        : `${measured.modules} modules loaded to start, over the modules budget of ${limits.maxModules} (by ${measured.modules - limits.maxModules})`,
     });
   }
   if (limits.baseline) checks.push(baselineCheck(measured, limits.baseline, limits.tolerance || DEFAULT_TOLERANCE, limits.minEffectMs, confidence));
@@ -244,7 +244,7 @@ function evaluateChecks(measured, limits = {}) {
 }
 
 /**
- * The run counts at which a check that goes on while it cannot decide (--max-runs) looks at its
+ * The run counts at which a check that goes on while it cannot decide (--runs N..M) looks at its
  * runs: the runs asked for, then half as many more each time, and the most allowed. Each look is
  * a chance to stop on a wrong verdict, so each is judged at `1 - (1 - confidence) / looks`: the
  * looks together keep the error of one (Bonferroni). Few planned looks keep each one's interval
@@ -261,7 +261,7 @@ function sequentialLooks(runs, maxRuns, confidence = 0.95) {
 }
 
 /**
- * Whether these runs cannot decide the limits yet while more runs could (check --max-runs goes on
+ * Whether these runs cannot decide the limits yet while more runs could (check --runs N..M goes on
  * while they cannot): not for a baseline of one run, nor past what MOST_RUNS would decide.
  */
 function moreRunsWouldDecide(measured, limits) {

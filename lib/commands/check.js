@@ -6,51 +6,42 @@
 const fs = require('fs');
 const path = require('path');
 const { UsageError } = require('../errors.js');
-const { parseDuration, parseCount, captureOptions, captureOptionsFromArgv } = require('../options.js');
+const { parseDuration, parseCount, listItems, captureOptions, captureOptionsFromArgv } = require('../options.js');
 const { ensureWritableDir } = require('../output-target.js');
 const { readReport } = require('../report/read-report.js');
 const { shellWord, splitShellWords } = require('../shell-words.js');
 const { baselineRuns, diffWithBaseline } = require('../check/baseline-runs.js');
-const { warning } = require('../warnings.js');
+const { warning, showWarnings } = require('../warnings.js');
 
-// Profiled runs with coverage for --max-advice-ms: enough to see a finding move with the machine.
+// Profiled runs with coverage for --budget advice=: enough to see a finding move with the machine.
 const ADVICE_RUNS = 3;
 /** The exit code of a check the runs could not decide. */
 const INCONCLUSIVE_EXIT = 3;
 
 module.exports = {
   command: 'check [app..]',
-  describe: 'CI gate: run the app n times to ready, judge the median and its interval against --budget / --max-modules / a baseline; exit 1 on a breach, 3 when the runs cannot decide',
+  describe: 'CI gate: run the app n times to ready, judge the median and its interval against --budget (time, modules, avoidable work) / a baseline; exit 1 on a breach, 3 when the runs cannot decide',
   builder: (yargs) => captureOptions(yargs)
-    .option('runs', { alias: 'n', type: 'string', default: '6', describe: 'timed runs (each followed by a run of a small control app, or of --baseline-cmd)' })
-    .option('max-runs', { type: 'string', describe: 'while the runs cannot decide and more would help, go on up to this many runs, looking at 1.5 times the runs each time (default: 3 times --runs; --max-runs equal to --runs: never)' })
-    .option('budget', { type: 'string', describe: 'most time to ready allowed, e.g. 800ms or 1.5s' })
-    .option('max-modules', { type: 'string', describe: 'most modules allowed at startup' })
-    .option('max-advice-ms', { type: 'string', describe: 'most avoidable startup time allowed: the advice of coldstart profile (lazy-load candidates, sync work, duplicate packages) added up, from 3 more runs under the profiler with coverage, e.g. 50ms' })
+    .option('runs', { alias: 'n', type: 'string', default: '6', describe: 'timed runs, each followed by a run of a small control app (or of --baseline-cmd): N, going on while the runs cannot decide and more would help, looking at 1.5 times the runs each time, up to 3 times N; N..M: up to M; N..N: exactly N' })
+    .option('budget', { type: 'string', array: true, nargs: 1, requiresArg: true, describe: 'limits (repeat, or a,b): 800ms or ready=800ms, the most time to ready; modules=1500, the most modules at startup; advice=50ms, the most avoidable startup time: the advice of coldstart profile (lazy-load candidates, sync work, duplicate packages) added up, from 3 more runs under the profiler with coverage' })
     .option('baseline', { type: 'string', describe: 'saved baseline to compare with (default: .coldstart/baseline.json when it exists)' })
     .option('tolerance', { type: 'string', describe: 'allowed regression over the baseline: a percentage of its median (10%) or a duration (25ms); default 10%, at least 10 ms. Also the smallest change that matters: a baseline check whose interval is too wide to see one of this size is inconclusive' })
     .option('update-baseline', { type: 'boolean', default: false, describe: 'write this measurement as the baseline (the baseline is not enforced then)' })
-    .option('format', { type: 'string', choices: ['text', 'markdown', 'json'], default: 'text', describe: 'how the result is printed: markdown for a pull request or $GITHUB_STEP_SUMMARY; json as --json' })
     .option('baseline-cmd', { type: 'string', describe: 'start command of the baseline revision, run alternately with the app and compared run against run (no saved baseline), e.g. "node ../main/server.js"' })
-    .example('$0 check -n 10 --budget 800ms --max-modules 1500 -- node server.js', '')
+    .example('$0 check -n 10 --budget 800ms,modules=1500 -- node server.js', '')
     .example('# record .coldstart/baseline.json', '').example('$0 check -n 10 --update-baseline -- node server.js', '')
     .example('# an inconclusive result fails too (exit 1, not 3)', '').example('$0 check --baseline ci/startup-baseline.json --tolerance 10% --strict -- node server.js', '')
     .example('# against the main branch checked out in ../main', '').example('$0 check -n 10 --baseline-cmd "node ../main/server.js" -- node server.js', '')
-    .example('# the verdict as a CI job summary', '').example('$0 check -n 10 --format markdown -- node server.js >> "$GITHUB_STEP_SUMMARY"', ''),
+    .example('# 10 runs, up to 30 while undecided; under GitHub Actions the verdict also goes to $GITHUB_STEP_SUMMARY', '').example('$0 check -n 10..30 --budget 800ms -- node server.js', ''),
   async run(argv, ctx) {
     const { parseTolerance, evaluateChecks, moreRunsWouldDecide, sequentialLooks } = require('../check/verdict.js');
-    const runs = parseCount(argv.runs, '--runs', 1);
-    // By default a check that cannot decide goes on up to three times the runs asked for.
-    const maxRuns = argv.maxRuns != null ? parseCount(argv.maxRuns, '--max-runs', runs) : 3 * runs;
+    const { runs, maxRuns } = parseRuns(argv);
     const looks = sequentialLooks(runs, maxRuns);
     // --min-effect is an old flag (lib/deprecated-flags.js), read for one more release: the tolerance otherwise.
     const minEffectMs = argv.minEffect != null ? parseDuration(argv.minEffect, '--min-effect') : undefined;
-    const budgetMs = argv.budget != null ? parseDuration(argv.budget, '--budget') : null;
-    const maxModules = argv.maxModules != null ? parseCount(argv.maxModules, '--max-modules', 1) : null;
-    const maxAdviceMs = argv.maxAdviceMs != null ? parseDuration(argv.maxAdviceMs, '--max-advice-ms') : null;
+    const { budgetMs, maxModules, maxAdviceMs } = parseBudget(argv);
     const tolerance = parseTolerance(argv.tolerance);
-    if (argv.json && argv.format === 'markdown') throw new UsageError('give --json or --format markdown, not both');
-    const format = argv.json ? 'json' : argv.format;
+    const format = outputFormat(argv);
     // The app's own output is not shown: the runs are measurements.
     const runOptions = { ...captureOptionsFromArgv(argv, ctx), stdout: undefined, stderr: undefined, profile: false };
     if (!argv.appCommand.length) throw new UsageError('missing app command: put it after --, e.g. coldstart check --budget 800ms -- node server.js');
@@ -71,7 +62,7 @@ module.exports = {
       throw new UsageError(`baseline not found: ${argv.baseline} (record one with coldstart check --update-baseline -- <app command>)`);
     }
     if (!argv.updateBaseline && !baselineCommand && budgetMs == null && maxModules == null && maxAdviceMs == null && !baseline) {
-      throw new UsageError(`nothing to check: give --budget, --max-modules, --max-advice-ms or a baseline (none at ${baselineArg}; record one with --update-baseline)`);
+      throw new UsageError(`nothing to check: give --budget (e.g. 800ms,modules=1500,advice=50ms) or a baseline (none at ${baselineArg}; record one with --update-baseline)`);
     }
     if (argv.updateBaseline) ensureWritableDir(path.dirname(baselineFile));
 
@@ -117,6 +108,7 @@ module.exports = {
 
     // The baseline as the user named it (the default one relative to here).
     const shownBaseline = baselineCommand ? `--baseline-cmd ${shellWord(argv.baselineCmd)}` : argv.baseline || path.relative(ctx.cwd, baselineFile) || baselineFile;
+    const markdown = () => require('../check/markdown-summary.js').renderCheckMarkdown({ report, verdict, ok, against, shownBaseline, updated: argv.updateBaseline });
     if (format === 'json') {
       const { medianInterval } = require('../stats.js');
       ctx.stdout.write(JSON.stringify({
@@ -139,17 +131,99 @@ module.exports = {
         diff,
       }, null, 2) + '\n');
     } else if (format === 'markdown') {
-      const { renderCheckMarkdown } = require('../check/markdown-summary.js');
-      ctx.stdout.write(renderCheckMarkdown({ report, verdict, ok, against, shownBaseline, updated: argv.updateBaseline }));
+      ctx.stdout.write(markdown());
     } else if (!argv.quiet || !ok) {
       ctx.stdout.write(renderCheck({ report, verdict, ok, against, ctx, shownBaseline, baseline: compared, updated: argv.updateBaseline }));
     }
+    // Under GitHub Actions the verdict goes to the job summary too, whatever stdout has (the old
+    // --format markdown prints it there already, for a `>> "$GITHUB_STEP_SUMMARY"` of its own).
+    if (format !== 'markdown') appendStepSummary(ctx, argv, markdown);
     // Under --strict the inconclusive check is the one `coldstart: --strict:` line lib/cli.js
     // prints for every command's warnings, and its exit 1: the command itself then ends with 0.
     if (!verdict.ok) return 1;
     return verdict.inconclusive && !argv.strict ? INCONCLUSIVE_EXIT : 0;
   },
 };
+
+/**
+ * --runs N | N..M | N..N -> { runs, maxRuns }: N runs first; while they cannot decide, more up to M
+ * (3 times N when only N is given). The old --max-runs M (lib/deprecated-flags.js) is read as N..M.
+ */
+function parseRuns(argv) {
+  const value = String(argv.runs);
+  const m = /^\s*(\d+)\s*(?:\.\.\s*(\d+)\s*)?$/.exec(value);
+  if (!m) throw new UsageError(`invalid --runs "${value}": give a number of runs N, or N..M to start with N and go on up to M while the runs cannot decide`);
+  const runs = Number(m[1]);
+  if (runs < 1) throw new UsageError(`invalid --runs "${value}": at least 1 run`);
+  if (m[2] !== undefined) {
+    if (argv.maxRuns != null) throw new UsageError('--max-runs is the old spelling of --runs N..M: give --runs N..M only');
+    if (Number(m[2]) < runs) throw new UsageError(`invalid --runs "${value}": N..M goes on from N runs up to M, so M must be at least N`);
+    return { runs, maxRuns: Number(m[2]) };
+  }
+  // By default a check that cannot decide goes on up to three times the runs asked for.
+  return { runs, maxRuns: argv.maxRuns != null ? parseCount(argv.maxRuns, '--max-runs', runs) : 3 * runs };
+}
+
+// --budget's keys: what each limits, and how its value reads.
+const BUDGET_KEYS = {
+  ready: { limit: 'budgetMs', old: null, parse: (v) => parseDuration(v, '--budget') },
+  modules: { limit: 'maxModules', old: 'maxModules', parse: (v) => parseCount(v, '--budget', 1) },
+  advice: { limit: 'maxAdviceMs', old: 'maxAdviceMs', parse: (v) => parseDuration(v, '--budget') },
+};
+
+/**
+ * --budget 800ms,modules=1500,advice=50ms (repeatable) -> { budgetMs, maxModules, maxAdviceMs }, null
+ * for a limit not given. The old --max-modules and --max-advice-ms (lib/deprecated-flags.js) still set theirs.
+ */
+function parseBudget(argv) {
+  const limits = { budgetMs: null, maxModules: null, maxAdviceMs: null };
+  const given = {};
+  for (const item of listItems(argv.budget)) {
+    const m = /^(?:([^=]*)=)?(.*)$/s.exec(item);
+    const key = m[1] === undefined ? 'ready' : m[1].trim();
+    const spec = Object.hasOwn(BUDGET_KEYS, key) ? BUDGET_KEYS[key] : null;
+    if (!spec) throw new UsageError(`invalid --budget "${item}": unknown limit "${key}"; use a time to ready (800ms or ready=800ms), modules=1500 or advice=50ms`);
+    if (given[key]) throw new UsageError(`--budget gives ${key} twice ("${given[key]}", "${item}"): give each limit once`);
+    given[key] = item;
+    try {
+      limits[spec.limit] = spec.parse(m[2].trim());
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      const why = key === 'modules' ? 'a whole number of modules >= 1, e.g. modules=1500' : `a duration such as ${key === 'ready' ? '800ms or 1.5s' : '50ms'}`;
+      throw new UsageError(`invalid --budget "${item}": ${key} takes ${why}`);
+    }
+  }
+  for (const [key, { limit, old }] of Object.entries(BUDGET_KEYS)) {
+    if (!old || argv[old] == null) continue;
+    const flag = `--${old.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    if (given[key]) throw new UsageError(`${flag} and --budget ${key}= both give the ${key} limit: give --budget ${key}=… only`);
+    limits[limit] = key === 'modules' ? parseCount(argv[old], flag, 1) : parseDuration(argv[old], flag);
+  }
+  return limits;
+}
+
+/** How the verdict is printed: text, or json (--json); the old --format (lib/deprecated-flags.js) can still ask for markdown. */
+function outputFormat(argv) {
+  if (argv.format == null) return argv.json ? 'json' : 'text';
+  if (!['text', 'markdown', 'json'].includes(argv.format)) throw new UsageError(`invalid --format "${argv.format}": text, markdown or json`);
+  if (argv.json && argv.format === 'markdown') throw new UsageError('give --json or --format markdown, not both');
+  return argv.json ? 'json' : argv.format;
+}
+
+/**
+ * Appends the Markdown verdict to $GITHUB_STEP_SUMMARY (a file GitHub Actions shows as the job's
+ * summary) when it is set. A summary that cannot be written is one warning line, never a failed check.
+ */
+function appendStepSummary(ctx, argv, markdown) {
+  const file = ctx.env.GITHUB_STEP_SUMMARY;
+  if (!file) return;
+  try {
+    fs.appendFileSync(path.resolve(ctx.cwd, file), markdown());
+  } catch (err) {
+    // Shown here, not a warning of the run: --strict fails a run on its warnings.
+    showWarnings([warning('CHECK_STEP_SUMMARY', `could not append the verdict to $GITHUB_STEP_SUMMARY (${file}): ${err.code || err.message}`)], argv, ctx.stderr);
+  }
+}
 
 /**
  * --baseline-cmd: the baseline revision's start command, one line split into words as a shell

@@ -10,17 +10,18 @@ module.exports = {
   describe: 'archive the files an app needs to start (run it to listen, or --manifest a saved list)',
   builder: (yargs) => lambdaOptions(captureOptions(yargs))
     .option('manifest', { type: 'string', describe: 'pack the paths listed in this file (startup-files.txt) instead of running the app' })
-    .option('code-cache', { type: 'boolean', default: false, describe: 'also store V8 code cache for the CommonJS startup modules, used by start --mode memory (the cache bytes differ from pack to pack)' })
+    .option('code-cache', { type: 'string', describe: 'also store V8 code cache for the CommonJS startup modules, used by start --mode memory (the cache bytes differ from pack to pack): --code-cache alone records it from a second start of the app under coldstart start, up to its ready moment; --code-cache compile compiles the modules without running them, for apps whose start has side effects' })
     .option('after', { type: 'string', describe: 'keep recording this long after the ready moment (e.g. 500ms), for files the app loads just after it (an import() after listen); they are packed, and in the code cache with --code-cache' })
     .option('snapshot-blob', { type: 'string', describe: 'also write a V8 startup snapshot of the CommonJS startup modules (evaluated now, at pack time) to this file, for node --snapshot-blob FILE entry.js; said and skipped when the app cannot have one' })
-    .option('code-cache-run', { type: 'boolean', default: true, describe: 'record the cache from a second start of the app under coldstart start, up to its ready moment (--no-code-cache-run: compile the modules without running them, for apps whose start has side effects)' })
     .option('verify', { type: 'boolean', default: true, describe: 'start the app once from the archive\'s files alone (extracted into an empty directory) and fail, naming the missing file, when it cannot start (--no-verify skips it)' })
     .example('$0 pack --out /startup.tar -- node dist/index.js', '')
+    .example('$0 pack --code-cache compile --out /startup.tar -- node dist/index.js', '')
     .example('$0 pack --manifest .coldstart/startup-files.txt --out startup.tar', ''),
   async run(argv, ctx) {
     const out = path.resolve(ctx.cwd, argv.out || 'startup.tar');
     const { ensureWritableFile } = require('../output-target.js');
     const made = ensureWritableFile(out); // before the app runs: a bad --out is one line, exit 2
+    const codeCache = codeCacheMode(argv);
     const snapshot = argv.snapshotBlob != null ? snapshotTarget(argv, ctx, out) : undefined;
     if (snapshot) made.push(...ensureWritableFile(snapshot, '--snapshot-blob'));
     let summary;
@@ -38,9 +39,8 @@ module.exports = {
         root: argv.root,
         cwd: ctx.cwd,
         capture: argv.manifest ? null : { ...captureOptionsFromArgv(argv, ctx), settleMs: settleMs(argv) },
-        codeCache: argv.codeCache,
         // A function's ready moment is the Runtime API's, which a recording under start cannot see.
-        codeCacheRun: argv.codeCacheRun && argv.lambda == null,
+        codeCache: codeCache === 'run' && argv.lambda != null ? 'compile' : codeCache,
         snapshot,
         check: argv.verify,
         onProgress: progress.phase,
@@ -57,6 +57,19 @@ module.exports = {
     return 0;
   },
 };
+
+/**
+ * --code-cache: 'run' alone (recorded from a second start of the app), 'compile' for --code-cache
+ * compile, null without it. The old --no-code-cache-run (lib/deprecated-flags.js) still means compile.
+ */
+function codeCacheMode(argv) {
+  const value = argv.codeCache;
+  if (value == null || value === false) return null;
+  if (value !== '' && value !== 'compile') {
+    throw new UsageError(`invalid --code-cache "${value}": give --code-cache alone (recorded from a second start of the app) or --code-cache compile (compiled without running the app); the app command goes after --`);
+  }
+  return value === 'compile' || argv.codeCacheRun === false ? 'compile' : 'run';
+}
 
 /** --snapshot-blob FILE, checked before the app runs: a file that can be written, not the archive. */
 function snapshotTarget(argv, ctx, out) {

@@ -1,5 +1,5 @@
 'use strict';
-// `pack --code-cache` without a recording run (--no-code-cache-run, or a run that gave no cache):
+// `pack --code-cache` without a recording run (--code-cache compile, or a run that gave no cache):
 // the startup modules compiled without running the app, which caches their top-level code only. Compiled the way start's loader compiles them
 // (lib/start/code-cache.js), or V8 would reject the cache.
 const fs = require('node:fs');

@@ -14,14 +14,14 @@ const { warning } = require('../warnings.js');
  * @param {string} [options.root]         the root for --manifest (default: cwd)
  * @param {string} options.cwd
  * @param {?object} [options.capture]     capture options (command, cwd, env, until, timeoutMs, root, esm)
- * @param {boolean} [options.codeCache]   also store V8 code cache for the CommonJS startup modules
- * @param {boolean} [options.codeCacheRun] record that cache from a run of the app under coldstart start
+ * @param {?('run'|'compile')} [options.codeCache] also store V8 code cache for the CommonJS startup
+ *   modules: recorded from a run of the app under coldstart start, or compiled without running them
  * @param {string} [options.snapshot]     also write a startup snapshot of the CommonJS startup modules here
  * @param {boolean} [options.check]       start the app from the archive's files alone once written (default true)
  * @param {(text: string) => void} [options.onProgress] told as each phase begins (progress lines)
  * @returns {Promise<object>} the summary (archive, root, files, bytes, codeCache, snapshot, check, tree, outsideRoot, missing, warnings, ms)
  */
-async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captureOptions, codeCache: wantCodeCache, codeCacheRun, snapshot: snapshotOut, check = true, onProgress = () => {} }) {
+async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captureOptions, codeCache: codeCacheMode = null, snapshot: snapshotOut, check = true, onProgress = () => {} }) {
   const started = process.hrtime.bigint();
   const { readManifestFile, confineToRoot } = require('./manifest.js');
   let root;
@@ -77,10 +77,11 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
     }
   };
   let codeCache = null;
-  if (wantCodeCache && index) {
+  if (codeCacheMode && index) {
     const { makeCodeCache } = require('./make-code-cache.js');
-    onProgress(codeCacheRun ? 'recording the code cache: a second start, under coldstart start' : 'compiling the code cache');
-    codeCache = await makeCodeCache({ root, index, appRun: codeCacheRun ? appRun : null, write, out, warnings });
+    const recording = codeCacheMode === 'run';
+    onProgress(recording ? 'recording the code cache: a second start, under coldstart start' : 'compiling the code cache');
+    codeCache = await makeCodeCache({ root, index, appRun: recording ? appRun : null, write, out, warnings });
   }
   onProgress(`writing ${files.length} files into the archive`);
   const written = write(out, codeCache);

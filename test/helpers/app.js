@@ -50,14 +50,14 @@ async function runCli(args, { cwd, env } = {}) {
   const { run } = require('../../lib/cli.js');
   const stdout = collector();
   const stderr = collector();
-  // As a user's shell runs it: not in CI (where long commands print a line per phase) unless a test says so.
-  const code = await run(args, { stdout, stderr, cwd, env: { ...process.env, CI: '', ...env } });
+  // As a user's shell runs it: not in CI (where long commands print a line per phase, and check writes a job summary) unless a test says so.
+  const code = await run(args, { stdout, stderr, cwd, env: { ...process.env, CI: '', GITHUB_STEP_SUMMARY: '', ...env } });
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
 /** Runs bin/coldstart.js as a child process. */
 function spawnCli(args, { cwd, env } = {}) {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, CI: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, CI: '', GITHUB_STEP_SUMMARY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c) => { stdout += c; });
