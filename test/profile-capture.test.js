@@ -158,3 +158,21 @@ test('--until <duration> stops at a fixed time for an app that never listens', a
     rm(dir);
   }
 });
+
+// An app that listens within a few ms of being let go at its start reaches its ready moment while
+// coldstart may still be waiting to hear it resumed from the start: it is held there all the same,
+// let go once profiled, and what its listen callback prints reaches the terminal (it was lost when
+// the ready moment came first, or when a release sent twice for the start ended the ready hold).
+test('profile: a tiny app ready right after its start is let go at the ready moment, its listen line printed', async () => {
+  const dir = copyFixture('plain-http');
+  try {
+    const runs = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => runCli(['profile', '--out', `out${i}`, '--', 'node', 'server.js'], { cwd: dir })));
+    for (const r of runs) {
+      assert.strictEqual(r.code, 0, r.stderr);
+      assert.match(r.stdout, /plain-http listening on \d+/);
+      assert.match(r.stdout, /coldstart: ready \(listening\)/);
+    }
+  } finally {
+    rm(dir);
+  }
+});

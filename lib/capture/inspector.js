@@ -103,8 +103,11 @@ async function attach(announce, options) {
       const seen = this.resumes;
       const deadline = Date.now() + maxMs;
       while (!this.closed && this.resumes === seen && Date.now() < deadline) {
-        await client.Runtime.evaluate({ expression: `${AGENT}.release()` }).catch(() => {});
-        await new Promise((r) => { this.onResumed = r; setTimeout(r, 100); });
+        // Listening before the call: "resumed" can come before the call's own answer. The agent
+        // counts its holds, so a call repeated here ends this hold and no later one.
+        const heard = new Promise((r) => { this.onResumed = r; setTimeout(r, 100); });
+        await client.Runtime.evaluate({ expression: `${AGENT}.release(${seen + 1})` }).catch(() => {});
+        await heard;
       }
     },
     resumes: 0,

@@ -40,7 +40,12 @@ function followProcessTree({ channel, spawnedAt, attachOptions, end, keepLateSes
     pids.add(announce.pid);
     attach(announce, {
       ...attachOptions,
-      onReady: (session, payload) => end.settle({ type: 'ready', session, payload }),
+      // Known from here on: a fast app reaches its ready moment before attach() has returned
+      // (still waiting to hear it resumed from the start), and must be let go and ended all the same.
+      onReady: (session, payload) => {
+        sessions.set(session.pid, session);
+        end.settle({ type: 'ready', session, payload });
+      },
     }).then((session) => {
       sessions.set(session.pid, session);
       onAttached();

@@ -105,8 +105,10 @@ function start() {
   const msSinceStart = (us) => (us - startUs - pausedUs) / 1000;
 
   // Shared by the module timing and the file reads: the modules loading now, and whether to record.
-  const state = { recording: true, finished: false, stack: [], waitMs: 0, held: false, releasedUs: 0 };
-  globalThis[KEY] = { finish, snapshot, release() { state.held = false; } }; // what the CLI calls
+  const state = { recording: true, finished: false, stack: [], waitMs: 0, held: false, holds: 0, releasedUs: 0 };
+  // What the CLI calls. release(k) ends the k-th hold only: a release the CLI sent again for the
+  // hold at start, run late, must not end the hold at the ready moment.
+  globalThis[KEY] = { finish, snapshot, release(k) { if (k === undefined || k === state.holds) state.held = false; } };
 
   // 1. Hand the inspector to the CLI and wait until it has started the profiler.
   try {
@@ -219,6 +221,7 @@ function start() {
 // the call until it hears "resumed". A blocking inspector.waitForDebugger() would wait
 // forever, with the inspector open, for a CLI that was killed: the loop checks it is alive.
 function holdForCli(state, cliAlive, letGo, afterListeners = false) {
+  state.holds++;
   state.held = true;
   const signal = new Int32Array(new SharedArrayBuffer(4));
   for (let turn = 0; state.held; turn++) {
