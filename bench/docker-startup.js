@@ -8,9 +8,11 @@
 // place, --into a tmpfs, from memory), Node's own compile cache (NODE_COMPILE_CACHE, regular and
 // portable, built at image build) and the app's ncc bundle (`coldstart bundle`, run from /bundle),
 // alone and with a compile cache. Each sample is a fresh `docker run`, timed
-// from the moment the client is started to the app's listening line; a warm-up round is run
-// first and left out. Rounds interleave the variants, so drift on a shared machine spreads
-// over all of them instead of landing on one.
+// from the moment the client is started to the app's listening line (end to end) and, for every
+// variant that starts node itself, in-process too: from that Node process's start to its first
+// server listening, by its own clock (bench/in-process-clock.js, preloaded from the image's
+// /opt/coldstart-bench); a warm-up round is run first and left out. Rounds interleave the
+// variants, so drift on a shared machine spreads over all of them instead of landing on one.
 // Needs the engine and base image from .ci/docker-up.sh (and the npm registry for --app heavy).
 // Prints a markdown table on stdout, progress on stderr when it is a terminal or with --verbose
 // (usage below).
@@ -34,6 +36,7 @@ const { writeFileAtomic } = require('../lib/write-atomic.js');
 const { size } = require('../lib/report/terminal-format.js');
 const { treeSize } = require('../lib/tree-size.js');
 const { isGvisor } = require('../lib/gvisor.js');
+const { LISTEN_UPTIME_FILE, LISTEN_LINE, withListenProbe, listenUptime } = require('./in-process-clock.js');
 
 const USAGE = `usage: node bench/docker-startup.js [--runs 10] [--warmup 1] [--runtimes runc,runsc]
   [--app fixture|otel-express|heavy] [--variants NAME,...] [--modules 1000] [--seed 42]
@@ -66,6 +69,9 @@ const REPO = path.resolve(__dirname, '..');
 const START_REPORT = /coldstart: (extracted|serving) (\d+) files, ([\d.]+ [kM]?B)(?: from memory \((?:[^()]|\([^()]*\))*\))? in ([\d.]+) ms/;
 const SHELL_BEGIN = /bench: begin (\d+)/;
 const SHELL_EXTRACTED = /bench: extracted (\d+)/;
+// Where the image keeps the bench's preloads (copied in with tools/).
+const PROBE_DIR = '/opt/coldstart-bench';
+const LISTEN_PROBE = `${PROBE_DIR}/${path.basename(LISTEN_UPTIME_FILE)}`;
 
 // The seed's recipe with timestamps around tar: `date` is the only clock dash can read.
 // The `echo` lines also give the host the moment each step is reached.
@@ -283,8 +289,9 @@ function startPhases(sample) {
 }
 
 /**
- * One `docker run` of a variant, until its ready line.
- * @returns {Promise<{ms: number, marks: Record<string, number>, phases: Record<string, number>,
+ * One `docker run` of a variant, until its ready line (and, when it starts node itself, the
+ * in-process probe's line).
+ * @returns {Promise<{ms: number, inProcessMs: ?number, marks: Record<string, number>, phases: Record<string, number>,
  *   stdout: string, stderr: string}>}
  * @throws {CommandError} when the container never becomes ready or something reports a problem
  */
@@ -292,12 +299,13 @@ async function sampleOnce(image, runtime, variant, timeoutMs, env) {
   const marks = {};
   let readyMs;
   const wanted = Object.entries(variant.marks || {});
+  const probed = withListenProbe(variant.args, LISTEN_PROBE);
   // runContainer starts its clock synchronously after this call begins: the offset is microseconds.
   const t0 = performance.now();
   const r = await runContainer({
     image,
     runtime,
-    args: variant.args,
+    args: probed || variant.args,
     tmpfs: variant.tmpfs || [],
     env: { ...env, ...variant.env },
     dockerArgs: variant.dockerArgs || [],
@@ -310,7 +318,7 @@ async function sampleOnce(image, runtime, variant, timeoutMs, env) {
       if (readyMs === undefined && (variant.ready.test(out) || variant.ready.test(err))) readyMs = now;
       // stdout and stderr are two pipes: on a busy machine a mark written before the ready line
       // can arrive after it. Stop once both are in; the ready time is when its line came.
-      return readyMs !== undefined && wanted.every(([key]) => marks[key] !== undefined);
+      return readyMs !== undefined && wanted.every(([key]) => marks[key] !== undefined) && (!probed || LISTEN_LINE.test(err));
     },
   });
   const describe = () => `${variant.name} under ${runtime}: exit ${r.code}, `
@@ -319,9 +327,11 @@ async function sampleOnce(image, runtime, variant, timeoutMs, env) {
   if (/coldstart: warning/.test(r.stderr)) throw new CommandError(`coldstart warned: ${describe()}`, { code: 'BENCH_WARNING' });
   const missing = wanted.map(([key]) => key).filter((key) => marks[key] === undefined);
   if (missing.length) throw new CommandError(`no ${missing.join(', ')} line: ${describe()}`, { code: 'BENCH_NO_MARK' });
+  const inProcessMs = probed ? listenUptime(r.stderr) : null;
+  if (probed && inProcessMs === null) throw new CommandError(`no listen-uptime line: ${describe()}`, { code: 'BENCH_NO_MARK' });
   // A mark that came in after the ready line was written before it: it is at most the ready time.
   for (const key of Object.keys(marks)) marks[key] = Math.min(marks[key], readyMs);
-  const sample = { ms: readyMs, marks, stdout: r.stdout, stderr: r.stderr };
+  const sample = { ms: readyMs, inProcessMs, marks, stdout: r.stdout, stderr: r.stderr };
   sample.phases = variant.phases ? variant.phases(sample) : {};
   return sample;
 }
@@ -425,9 +435,10 @@ async function prepareImage({ workDir, appName, modules, seed, baseImage, tag, o
     throw new CommandError('the build context lacks @vercel/ncc: coldstart bundle cannot run in the image', { code: 'BENCH_NO_NCC' });
   }
   copyTools(path.join(context, 'tools'));
-  const preload = path.join(context, 'tools', 'opt', 'coldstart-bench');
+  const preload = path.join(context, 'tools', ...PROBE_DIR.split('/').filter(Boolean));
   fs.mkdirSync(preload, { recursive: true });
   fs.copyFileSync(path.join(__dirname, 'docker', 'exit-on-listen.cjs'), path.join(preload, 'exit-on-listen.cjs'));
+  fs.copyFileSync(LISTEN_UPTIME_FILE, path.join(preload, path.basename(LISTEN_UPTIME_FILE)));
   const built = await buildImage({
     context, dockerfile: DOCKERFILE, tag, timeoutMs: 900_000,
     buildArgs: { NODE_IMAGE: baseImage, APP_COMMAND: app.command.join(' ') },
@@ -504,8 +515,9 @@ function describeArchive(file) {
  *   keepImage?: boolean, timeoutMs?: number, onProgress?: (line: string) => void}} [options]
  *   modules and seed shape the generated fixture only.
  * @returns {Promise<{app: string, machine: object, image: object, runs: number, warmup: number, runtimes: string[],
- *   results: {variant: string, label: string, runtime: string, total: object, phases: Record<string, object>,
- *   samples: number[], startReport: ?string}[]}>} total and phases are summarize() outputs (ms);
+ *   results: {variant: string, label: string, runtime: string, total: object, inProcess: ?object, phases: Record<string, object>,
+ *   samples: number[], inProcessSamples: (number|null)[], startReport: ?string}[]}>} total, inProcess and phases
+ *   are summarize() outputs (ms); inProcess is from the node process's start to listening, by its own clock;
  *   startReport is what `coldstart start` said it did, e.g. 'extracted 2003 files, 1.7 MB'
  */
 async function runBenchmark(options = {}) {
@@ -544,7 +556,8 @@ async function runBenchmark(options = {}) {
             collected.get(key).push(sample);
           }
           onProgress(`${kept ? `run ${round - warmup + 1}/${runs}` : 'warm-up'} ${runtime} ${variant.name}: `
-            + `${Math.round(sample.ms)} ms${describePhases(sample.phases)}`);
+            + `${Math.round(sample.ms)} ms${sample.inProcessMs === null ? '' : ` (in-process ${Math.round(sample.inProcessMs)})`}`
+            + `${describePhases(sample.phases)}`);
         }
       }
     }
@@ -562,8 +575,11 @@ async function runBenchmark(options = {}) {
           label: variant.label,
           runtime,
           total: summarize(samples.map((s) => s.ms)),
+          // From the node process's start to listening, by its own clock (null: a shell's variant).
+          inProcess: samples.length && samples.every((s) => s.inProcessMs !== null) ? summarize(samples.map((s) => s.inProcessMs)) : null,
           phases,
           samples: samples.map((s) => Math.round(s.ms * 10) / 10),
+          inProcessSamples: samples.map((s) => s.inProcessMs),
           startReport: line ? `${line[1]} ${line[2]} files, ${line[3]}` : null,
         });
       }

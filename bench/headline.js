@@ -35,14 +35,21 @@ const APPS = [
   ['heavy', 'express + googleapis + firebase-admin'],
 ];
 
+// Each cell: end to end / in-process (median ms), then the ratio to plain and ms per module over
+// the bare node, both from the in-process medians (the app's own clock, bench/in-process-clock.js).
 function table(report, modules) {
   const { runtimes } = report;
+  const find = (variant, runtime) => report.results.find((r) => r.variant === variant && r.runtime === runtime);
   const median = (variant, runtime) => {
-    const row = report.results.find((r) => r.variant === variant && r.runtime === runtime);
-    return row ? row.total.median : null;
+    const row = find(variant, runtime);
+    return row && row.total.n ? row.total.median : null;
+  };
+  const inProcess = (variant, runtime) => {
+    const row = find(variant, runtime);
+    return row && row.inProcess ? row.inProcess.median : null;
   };
   const lines = [
-    `| variant | ${runtimes.map((r) => RUNTIME_LABELS[r] || r).join(' | ')} |`,
+    `| variant: end to end / in-process, ms | ${runtimes.map((r) => RUNTIME_LABELS[r] || r).join(' | ')} |`,
     `|---|${runtimes.map(() => '---:').join('|')}|`,
   ];
   for (const [name, label] of VARIANTS) {
@@ -51,12 +58,14 @@ function table(report, modules) {
     const cells = runtimes.map((runtime) => {
       const ms = median(name, runtime);
       if (ms == null) return '–';
-      const plain = median('plain', runtime);
-      const floor = median('floor-node', runtime);
+      const own = inProcess(name, runtime);
+      if (own == null) return `${Math.round(ms)} / –`;
+      const plain = inProcess('plain', runtime);
+      const floor = inProcess('floor-node', runtime);
       const parts = [];
-      if (name !== 'plain' && name !== 'floor-node' && plain) parts.push(`${(ms / plain).toFixed(2)}x`);
-      if (modules && name !== 'floor-node' && floor != null) parts.push(`${((ms - floor) / modules).toFixed(2)} ms/module`);
-      return `${Math.round(ms)}${parts.length ? ` (${parts.join(', ')})` : ''}`;
+      if (name !== 'plain' && name !== 'floor-node' && plain) parts.push(`${(own / plain).toFixed(2)}x`);
+      if (modules && name !== 'floor-node' && floor != null) parts.push(`${((own - floor) / modules).toFixed(2)} ms/module`);
+      return `${Math.round(ms)} / ${Math.round(own)}${parts.length ? ` (${parts.join(', ')})` : ''}`;
     });
     lines.push(`| ${label} | ${cells.join(' | ')} |`);
   }
@@ -70,8 +79,11 @@ function section(reports, load) {
     BEGIN,
     `Measured ${new Date().toISOString().slice(0, 10)} on ${m.cpu}, ${m.cores} cores, kernel ${m.kernel}; Node ${m.node} in the image;`
       + ` ${m.runsc}; load average ${load.before.map((x) => x.toFixed(1)).join(' ')} before, ${load.after.map((x) => x.toFixed(1)).join(' ')} after.`,
-    `Median ms from \`docker run\` to the app's listening line, ${first.runs} runs per cell after ${first.warmup} warm-up round, fresh container each,`
-      + ' every variant and runtime interleaved round by round; in brackets the ratio to plain under the same runtime and, for W1, ms per module over the bare node.'
+    `Each cell: **end to end / in-process**, median ms of ${first.runs} runs after ${first.warmup} warm-up round, fresh container each,`
+      + ' every variant and runtime interleaved round by round. End to end: from `docker run` to the app\'s listening line reaching the client.'
+      + ' In-process: from the start of the Node process that runs the app to its first server listening, by its own clock inside the container'
+      + ' (`process.uptime()`, bench/in-process-clock.js; `coldstart start` runs the app in its own process, so its clock starts with the launcher\'s node, as plain node\'s does).'
+      + ' In brackets, from the in-process medians: the ratio to plain under the same runtime and, for W1, ms per module over the bare node.'
       + ' Rows with `NODE_COMPILE_CACHE` need Node 22.1 or later in the image (`--base-image`).',
     '',
   ];
@@ -118,4 +130,4 @@ async function main(argv = process.argv.slice(2)) {
 
 if (require.main === module) require('./run-as-script.js').runAsScript('headline', main);
 
-module.exports = { main, withSection };
+module.exports = { main, withSection, table };

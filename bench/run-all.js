@@ -18,7 +18,7 @@ const STEPS = [
   ['the clock in the sandbox (runc, runsc)', 'sandbox-clock.js', ['--runs', '8']],
 ];
 // Scripts that are not benchmarks.
-const NOT_BENCHMARKS = new Set(['run-all.js', 'run-as-script.js', 'container-main.js']);
+const NOT_BENCHMARKS = new Set(['run-all.js', 'run-as-script.js', 'container-main.js', 'in-process-clock.js']);
 
 /** The steps `names` select: those of STEPS by file, any other script of bench/ with no options. */
 function selectSteps(names) {

@@ -25,6 +25,7 @@ const { UsageError } = require('../lib/errors.js');
 const { parseCount } = require('../lib/options.js');
 const { splitShellWords } = require('../lib/shell-words.js');
 const { parseContainerBenchArgs, containerBenchMain } = require('./container-main.js');
+const { LISTEN_UPTIME_FILE, LISTEN_LINE, RUSAGE_LINE, listenProbeArgs } = require('./in-process-clock.js');
 
 const USAGE = `usage: node bench/sandbox-clock.js [--runs 8] [--runtimes runc,runsc,runsc-2024]
   [--base-image coldstart-node:local] [--image TAG [--command 'node server.js']
@@ -38,9 +39,7 @@ const USAGE = `usage: node bench/sandbox-clock.js [--runs 8] [--runtimes runc,ru
 const HERE = path.join(__dirname, 'docker');
 const MOUNT = '/clock-bench';
 const PROBE_LINE = /clock-probe (\{.*\})/;
-const LISTEN_LINE = /listen-uptime ([\d.]+)/;
 const READS_LINE = /clock-preload reads (\d+)/;
-const RUSAGE_LINE = /listen-uptime [\d.]+ rusage (\{.*\})/;
 // The paths bench/docker/Dockerfile.startup gives the archive with code cache and the snapshot.
 const COLDSTART = 'node_modules/coldstart/bin/coldstart.js';
 const ARCHIVE = '/startup-cache.tar';
@@ -51,7 +50,7 @@ const VARIANTS = ['bare', 'plain', 'start', 'snapshot', 'bundle'];
 /** A bare node listening (the floor) and the three starts of an image's app, each preloading the listen probe. */
 function appVariants(command) {
   const [node, ...rest] = command;
-  const probe = ['-r', `${MOUNT}/listen-uptime.cjs`];
+  const probe = listenProbeArgs(`${MOUNT}/${path.basename(LISTEN_UPTIME_FILE)}`);
   return {
     bare: { label: 'a bare node listening (the floor)', args: [node, ...probe, '-e', "require('http').createServer().listen(8080)"] },
     plain: { label: `plain \`${command.join(' ')}\``, args: [node, ...probe, ...rest] },
@@ -129,7 +128,8 @@ async function runBenchmark({ runs, runtimes, baseImage, image, command, variant
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-clock-'));
   const load = [os.loadavg()[0]];
   try {
-    for (const f of ['clock-probe.cjs', 'listen-uptime.cjs']) fs.copyFileSync(path.join(HERE, f), path.join(dir, f));
+    fs.copyFileSync(path.join(HERE, 'clock-probe.cjs'), path.join(dir, 'clock-probe.cjs'));
+    fs.copyFileSync(LISTEN_UPTIME_FILE, path.join(dir, path.basename(LISTEN_UPTIME_FILE)));
     if (image) buildPreload(dir);
     const mountArgs = ['--volume', `${dir}:${MOUNT}:ro`];
     const probe = await runProbe({ runs, runtimes, baseImage, mountArgs, onProgress });

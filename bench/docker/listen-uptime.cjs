@@ -1,5 +1,5 @@
 'use strict';
-// Preloaded by bench/sandbox-clock.js: prints `listen-uptime <ms since process start> rusage {json}`
+// Preloaded by bench/sandbox-clock.js and bench/docker-startup.js (see bench/in-process-clock.js): prints `listen-uptime <ms since process start> rusage {json}`
 // when the app's first server starts listening (the process's page faults and CPU time so far, as
 // the kernel or the sandbox counts them), then ends the process.
 const net = require('node:net');
