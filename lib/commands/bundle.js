@@ -3,7 +3,7 @@
 // lib/bundle/bundle-app.js (capture, externals, ncc, write, verify) and prints what it did.
 const path = require('path');
 const { builtinModules } = require('module');
-const { parseUntil, parseDuration, parseCount, captureOptions, captureOptionsFromArgv } = require('../options.js');
+const { parseUntil, parseDuration, parseCount, listItems, captureOptions, captureOptionsFromArgv } = require('../options.js');
 const { UsageError } = require('../errors.js');
 const { shellWord } = require('../shell-words.js');
 const { ENOUGH_RUNS } = require('../stats.js');
@@ -25,7 +25,7 @@ module.exports = {
     if (parseUntil(argv.until).mode !== 'listen') throw new UsageError('bundle verifies a server: only --until listen is supported');
     parseDuration(argv.timeout, '--timeout'); // a bad --timeout fails before anything runs
     const runs = parseCount(argv.runs, '--runs', 1);
-    const user = [].concat(argv.external || []).flatMap((s) => String(s).split(',')).map((s) => s.trim()).filter(Boolean);
+    const user = listItems(argv.external);
     for (const name of user) {
       if (!NAME.test(name)) throw new UsageError(`--external "${name}": give a package name such as express or @grpc/grpc-js`);
       if (builtinModules.includes(name.replace(/^node:/, ''))) throw new UsageError(`--external ${name}: a Node built-in is never bundled`);

@@ -166,9 +166,9 @@ function parseRuns(argv) {
 
 // --budget's keys: what each limits, and how its value reads.
 const BUDGET_KEYS = {
-  ready: { limit: 'budgetMs', old: null, parse: (v) => parseDuration(v, '--budget') },
-  modules: { limit: 'maxModules', old: 'maxModules', parse: (v) => parseCount(v, '--budget', 1) },
-  advice: { limit: 'maxAdviceMs', old: 'maxAdviceMs', parse: (v) => parseDuration(v, '--budget') },
+  ready: { limit: 'budgetMs', old: null, parse: (v, flag) => parseDuration(v, flag) },
+  modules: { limit: 'maxModules', old: 'maxModules', parse: (v, flag) => parseCount(v, flag, 1) },
+  advice: { limit: 'maxAdviceMs', old: 'maxAdviceMs', parse: (v, flag) => parseDuration(v, flag) },
 };
 
 /**
@@ -186,18 +186,18 @@ function parseBudget(argv) {
     if (given[key]) throw new UsageError(`--budget gives ${key} twice ("${given[key]}", "${item}"): give each limit once`);
     given[key] = item;
     try {
-      limits[spec.limit] = spec.parse(m[2].trim());
+      limits[spec.limit] = spec.parse(m[2].trim(), '--budget');
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;
       const why = key === 'modules' ? 'a whole number of modules >= 1, e.g. modules=1500' : `a duration such as ${key === 'ready' ? '800ms or 1.5s' : '50ms'}`;
       throw new UsageError(`invalid --budget "${item}": ${key} takes ${why}`);
     }
   }
-  for (const [key, { limit, old }] of Object.entries(BUDGET_KEYS)) {
+  for (const [key, { limit, old, parse }] of Object.entries(BUDGET_KEYS)) {
     if (!old || argv[old] == null) continue;
     const flag = `--${old.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
     if (given[key]) throw new UsageError(`${flag} and --budget ${key}= both give the ${key} limit: give --budget ${key}=… only`);
-    limits[limit] = key === 'modules' ? parseCount(argv[old], flag, 1) : parseDuration(argv[old], flag);
+    limits[limit] = parse(argv[old], flag);
   }
   return limits;
 }

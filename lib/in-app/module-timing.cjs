@@ -24,9 +24,9 @@ function recordModules(state, { hrNow, cpuNow }) {
   // The hooks thread of Node 20 costs ~25 ms and does not see require(esm).
   const inThreadHooks = typeof Module.registerHooks === 'function';
   const esmHooks = wantEsmHooks(inThreadHooks);
-  const esmTiming = esmHooks && inThreadHooks;
+  const timedInThread = Boolean(esmHooks) && inThreadHooks; // ES modules timed by in-thread hooks
   const hooksThread = esmHooks === 'now' && !inThreadHooks ? require('./esm-hooks-thread.cjs') : null;
-  const onFirstEsm = esmTiming && esmHooks === 'on-first-esm';
+  const onFirstEsm = timedInThread && esmHooks === 'on-first-esm';
   let esmInThread = null; // those hooks, once registered
   let esmThread = null; // the hooks thread, once started
   let lastResolve = null;
@@ -177,7 +177,7 @@ function recordModules(state, { hrNow, cpuNow }) {
       },
       leave(url) { const m = esmMarks.get(url); if (m && state.recording) m.leaveUs = hrNow(); },
     };
-    if (esmTiming && !onFirstEsm) {
+    if (timedInThread && !onFirstEsm) {
       keepHooks = true;
       registerInThread();
     } else if (hooksThread) esmThread = hooksThread.startHooksThread();
