@@ -16,6 +16,10 @@ const SUM_KEY = ',"sum":';
 const RECORD_ENV = 'COLDSTART_RECORD_CODE_CACHE';
 // pack --after: the recording run writes the cache this many ms after the ready moment.
 const SETTLE_ENV = 'COLDSTART_RECORD_SETTLE_MS';
+// The file each package manager rewrites at every install into a node_modules tree (npm's hidden
+// lockfile, pnpm's, Yarn's): pack records the first one a tree has, and while it is as pack saw it,
+// start takes the tree's packed files as installed (lib/start/install-check.js).
+const INSTALL_RECORDS = ['.package-lock.json', '.modules.yaml', '.yarn-state.yml', '.yarn-integrity'];
 
 /**
  * Checks an index read from an archive against the shape pack gives it, once, before anything
@@ -52,6 +56,12 @@ function checkStartupIndex(index) {
       }
     }
   }
+  if (index.installRecords !== undefined) {
+    if (!Array.isArray(index.installRecords)) return '"installRecords" is not a list';
+    for (const entry of index.installRecords) {
+      if (!isInstallRecord(entry)) return '"installRecords" holds an entry that is not [tree, record file, size, mtimeMs] inside the root';
+    }
+  }
   if (index.codeCache !== undefined) {
     if (!isObject(index.codeCache) || !isObject(index.codeCache.entries)) return '"codeCache.entries" is not an object';
     for (const rel of Object.keys(index.codeCache.entries)) {
@@ -74,6 +84,42 @@ function isCount(value) {
 
 function isStringTriple(value) {
   return Array.isArray(value) && value.length === 3 && value.every((part) => typeof part === 'string');
+}
+
+function isInstallRecord(entry) {
+  if (!Array.isArray(entry) || entry.length !== 4) return false;
+  const [tree, record, size, mtimeMs] = entry;
+  return typeof tree === 'string' && installTreeOf(`${tree}/x/y`) === tree && INSTALL_RECORDS.some((name) => record === `${tree}/${name}`)
+    && isCount(size) && Number.isFinite(mtimeMs);
+}
+
+/**
+ * Whether a file's modification time is still the one pack recorded: the same, or that time cut
+ * to the second, as image layers made by Docker's classic builder store it (BuildKit's keep it whole).
+ * @param {number} nowMs the file's mtimeMs at start
+ * @param {number} packedMs its mtimeMs when pack ran
+ */
+function mtimeHolds(nowMs, packedMs) {
+  return nowMs === packedMs || nowMs === Math.floor(packedMs / 1000) * 1000;
+}
+
+/**
+ * The node_modules tree a root-relative path was installed into (`node_modules`,
+ * `packages/api/node_modules`), or undefined: outside any, or under a dot directory of the tree
+ * other than pnpm's store (`node_modules/.prisma` and the like are written by other tools than
+ * the installer, after it).
+ * @param {string} rel
+ * @returns {string|undefined}
+ */
+function installTreeOf(rel) {
+  const at = rel.startsWith('node_modules/') ? 0 : rel.indexOf('/node_modules/') + 1;
+  if (at === 0 && !rel.startsWith('node_modules/')) return undefined;
+  const inside = at + 'node_modules/'.length;
+  const slash = rel.indexOf('/', inside);
+  if (slash === -1) return undefined; // a file of the tree's own directory (its record among them)
+  if (rel[inside] === '.' && rel.slice(inside, slash) !== '.pnpm') return undefined;
+  const tree = rel.slice(0, inside - 1);
+  return escapesRoot(tree) ? undefined : tree;
 }
 
 /**
@@ -122,5 +168,5 @@ function resolutionAllowed(resolution) {
 }
 
 module.exports = {
-  INDEX_PATH, CACHE_PATH, INDEX_VERSION, RECORD_ENV, SETTLE_ENV, checkStartupIndex, sealIndex, sealHolds, archiveName, escapesRoot, resolutionAllowed,
+  INDEX_PATH, CACHE_PATH, INDEX_VERSION, RECORD_ENV, SETTLE_ENV, INSTALL_RECORDS, checkStartupIndex, installTreeOf, mtimeHolds, sealIndex, sealHolds, archiveName, escapesRoot, resolutionAllowed,
 };

@@ -90,7 +90,7 @@ test('same options give byte-identical trees; another seed gives another tree', 
   const c = await generateFixture({ dir: path.join(root, 'c'), ...options, seed: 8 });
   const treeA = readTree(a.dir);
   const treeB = readTree(b.dir);
-  assert.equal(treeA.size, 2 * 300 + 2);
+  assert.equal(treeA.size, 2 * 300 + 3); // + package.json, index.js, node_modules/.package-lock.json
   assert.deepEqual([...treeA.keys()].sort(), [...treeB.keys()].sort());
   for (const [file, bytes] of treeA) assert.ok(bytes.equals(treeB.get(file)), `${file} differs between runs`);
 
@@ -112,7 +112,7 @@ test('fixtureFiles: 1000 packages by default, each exporting 1..maxProps propert
   const elapsed = Date.now() - started;
   assert.equal(modules, 1000);
   assert.deepEqual(levels, [1000]);
-  assert.equal(files.length, 2002);
+  assert.equal(files.length, 2003);
   // Generous bound: the machine is shared; locally this takes well under 100 ms.
   assert.ok(elapsed < 3000, `generation took ${elapsed} ms`);
   assert.deepEqual(files.map((f) => f.path), files.map((f) => f.path).sort());
@@ -142,7 +142,7 @@ test('the CommonJS app starts with node index.js, loads every package and serves
   assert.equal(pkg.private, true);
   assert.equal(pkg.type, undefined);
   assert.equal(pkg.scripts.start, 'node index.js');
-  assert.equal(fs.readdirSync(path.join(summary.dir, 'node_modules')).length, 200);
+  assert.equal(fs.readdirSync(path.join(summary.dir, 'node_modules')).filter((name) => !name.startsWith('.')).length, 200);
 
   const app = await startApp(t, summary.dir);
   assert.equal(app.loaded, 200);
@@ -203,7 +203,7 @@ test('refuses a non-empty target, accepts an empty one', async (t) => {
   const empty = path.join(root, 'empty');
   fs.mkdirSync(empty);
   const summary = await generateFixture({ dir: empty, modules: 3 });
-  assert.equal(fs.readdirSync(path.join(empty, 'node_modules')).length, 3);
+  assert.equal(fs.readdirSync(path.join(empty, 'node_modules')).length, 4); // with npm's hidden lockfile
   assert.equal(summary.dir, empty);
   assert.deepEqual(fs.readdirSync(root).sort(), ['busy', 'empty'], 'no temp directory left behind');
 });
@@ -218,8 +218,8 @@ test('coldstart fixture writes the app and prints one line, or JSON', async (t) 
   assert.equal(code, 0, err.text());
   assert.equal(err.text(), '');
   assert.equal(out.text().split('\n').length, 2, 'one line');
-  assert.match(out.text(), /30 CommonJS packages.*62 files/);
-  assert.equal(fs.readdirSync(path.join(root, 'w1', 'node_modules')).length, 30);
+  assert.match(out.text(), /30 CommonJS packages.*63 files/);
+  assert.equal(fs.readdirSync(path.join(root, 'w1', 'node_modules')).length, 31);
   // The command and the library write the same bytes.
   const direct = await generateFixture({ dir: path.join(root, 'direct'), modules: 30 });
   assert.deepEqual(readTree(path.join(root, 'w1')), readTree(direct.dir));
@@ -232,7 +232,7 @@ test('coldstart fixture writes the app and prints one line, or JSON', async (t) 
   const doc = JSON.parse(json.text());
   assert.deepEqual(
     { ...doc, bytes: typeof doc.bytes },
-    { dir: path.join(root, 'w2'), modules: 12, files: 26, bytes: 'number', maxProps: 100, seed: 42, depth: 1, esm: true },
+    { dir: path.join(root, 'w2'), modules: 12, files: 27, bytes: 'number', maxProps: 100, seed: 42, depth: 1, esm: true },
   );
 });
 

@@ -60,6 +60,8 @@ test('start: a startup index of the wrong shape is one warning, and the app star
       'a format is a number': (i) => ({ ...i, formats: { ...i.formats, 'a.js': 1 } }),
       'the layout has no files': (i) => ({ ...i, layout: { ...i.layout, files: null } }),
       'the code cache entries are a string': (i) => ({ ...i, codeCache: { entries: 'x' } }),
+      'an install record outside the root': (i) => ({ ...i, installRecords: [['../node_modules', '../node_modules/.package-lock.json', 3, 0]] }),
+      'an install record naming another file': (i) => ({ ...i, installRecords: [['node_modules', 'node_modules/a.js', 3, 0]] }),
       'the index is a list': () => [],
       'the version is a string': (i) => ({ ...i, version: 'two' }),
     };

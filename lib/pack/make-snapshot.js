@@ -62,6 +62,7 @@ async function makeSnapshot({ out, archive, root, files, order, index, codeCache
       wrapper: Module.wrap('\0').split('\0'), builtins: Module.builtinModules,
       builtinTables: builtinTables(),
       modules, files, formats: index.formats, resolutions: index.resolutions, esmResolutions: index.esmResolutions || [],
+      installRecords: index.installRecords || [],
       leftOut: [],
     };
     // A pass that leaves out a module whose code had begun to run is done again with every

@@ -63,6 +63,7 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
   if (files.includes(relativeInside(root, out))) {
     throw new UsageError(`--out ${out} would overwrite a startup file`);
   }
+  if (index) index = { ...index, installRecords: require('./install-records.js').installRecords(root, files) };
   let prepared = null; // the files are read once, however many archives are written
   const write = (target, codeCache) => {
     const { writeArchive, prepareArchive } = require('./archive.js');

@@ -87,6 +87,7 @@ function startRecording() {
  * @param {object|null} options.index the archive's startup index (resolutions, formats, codeCache)
  * @param {Buffer|null} [options.codeCache] the V8 code cache blob the index points into
  * @param {'size'|'none'} options.verify check each file's size and modification time on disk before serving it
+ *   (a file of an installed node_modules tree: its install record, once for the tree)
  * @param {number} [options.packedAtMs] the archive's modification time: a file modified later has changed
  * @param {string} [options.report] 'stderr' or a file for the startup report (in-app/startup-report.cjs)
  * @param {string} [options.archive] the archive's name, for the report
@@ -124,9 +125,12 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
   }
 
   // A packed file that no longer matches the disk is served from disk, with one warning: a
-  // change of size, or a modification after the archive was written (the same stat).
+  // change of size, or a modification after the archive was written (the same stat). Files of
+  // a node_modules tree no install touched since pack are taken as they are (install-check.js).
   const checked = new Map();
   let warnedStale = false;
+  const records = verify !== 'none' && index && index.installRecords;
+  const installed = records && records.length ? require('./install-check.js').installCheck({ root: rootDir, records, warn }) : () => false;
   // usable: the archive's answer for this path stands (its resolutions); servable: its bytes too
   // (undefined where they did not survive, files.get's word).
   function usable(file, rel) {
@@ -137,6 +141,10 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
       // Bytes that did not survive: the reader said so. (size: without making a wrapped module's bytes)
       const size = files.size ? files.size(rel) : files.get(rel)?.length;
       if (size === undefined) return false;
+      if (installed(rel)) {
+        checked.set(rel, true);
+        return true;
+      }
       let st = null;
       try { st = fs.statSync(file, { throwIfNoEntry: false }); } catch { /* unreadable */ }
       ok = Boolean(st && st.isFile() && st.size === size && st.mtimeMs <= packedAtMs);

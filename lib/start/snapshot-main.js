@@ -403,7 +403,7 @@ function servedFiles(plan, records) {
 // coldstart's files the start needs at once, evaluated here as the app's modules are: at start
 // they are in the heap, with nothing to find, read or compile. Any other file of ours (needed
 // only to warn or report) is loaded by Node when asked for.
-const OWN_START_CODE = ['./memory-loader.js', '../archive-format.js', './code-cache.js'];
+const OWN_START_CODE = ['./memory-loader.js', './install-check.js', '../archive-format.js', './code-cache.js'];
 
 /**
  * A require() for coldstart's own files, here in the builder (whose require() loads built-in
@@ -436,7 +436,7 @@ function start(plan, records) {
   if (plan.dynamicImport) plan.own.require('./code-cache.js').keepLoaderWarningOff();
   // `node --snapshot-blob FILE` alone starts the entry the snapshot was made for.
   const entry = process.argv[1] ? path.resolve(process.argv[1]) : plan.entry;
-  const stale = plan.entry === entry ? staleFile(plan, process.env.COLDSTART_VERIFY) : null;
+  const stale = plan.entry === entry ? staleFile(plan, process.env.COLDSTART_VERIFY, warn) : null;
   const usable = plan.entry === entry && !stale;
   if (!usable) {
     const why = plan.entry !== entry ? `the snapshot was made for ${plan.entry}, not ${entry}`
@@ -560,13 +560,17 @@ function lazyPaths(module, Module) {
 /**
  * The first file of the archive whose size or modification time is not what it was when the
  * snapshot was made, and whether it is gone; null when all are, or with
- * COLDSTART_VERIFY=none.
+ * COLDSTART_VERIFY=none. A node_modules tree no install touched since is taken as it was
+ * (install-check.js).
  */
-function staleFile(plan, verify) {
+function staleFile(plan, verify, warn) {
   if (verify === 'none') return null;
+  const { mtimeHolds } = plan.own.require('../archive-format.js');
+  const installed = plan.installRecords.length ? plan.own.require('./install-check.js').installCheck({ root: plan.root, records: plan.installRecords, warn }) : () => false;
   for (const [rel, size, mtimeMs] of plan.stats) {
+    if (installed(rel)) continue;
     const st = fs.statSync(path.join(plan.root, rel), { throwIfNoEntry: false });
-    if (!st || st.size !== size || st.mtimeMs !== mtimeMs) return { rel, missing: !st };
+    if (!st || st.size !== size || !mtimeHolds(st.mtimeMs, mtimeMs)) return { rel, missing: !st };
   }
   return null;
 }
