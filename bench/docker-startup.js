@@ -48,10 +48,11 @@ heavy (express, googleapis and firebase-admin installed with npm from the regist
 directory: a Drive client and a Firebase app made at startup, about 1,200 modules).
 Variants: floor-container, floor-node, plain, seed-tmpfs, seed-inplace, start-inplace,
 start-into, start-memory, start-memory-noverify, start-memory-cache-compiled, start-memory-cache,
-snapshot, snapshot-noverify, compile-cache, compile-cache-portable, bundle, bundle-compile-cache.
+start-memory-cache-verify, snapshot, snapshot-noverify, compile-cache, compile-cache-portable, bundle, bundle-compile-cache.
 All by default for the fixture; for otel-express and heavy the floors, plain, start-into,
-start-memory, start-memory-noverify, start-memory-cache-compiled, start-memory-cache, snapshot,
-snapshot-noverify, compile-cache, compile-cache-portable, bundle and bundle-compile-cache. The
+start-memory, start-memory-noverify, start-memory-cache-compiled, start-memory-cache,
+start-memory-cache-verify, snapshot, snapshot-noverify, compile-cache, compile-cache-portable,
+bundle and bundle-compile-cache. The
 compile-cache variants need Node 22.1+ in the base image (left out otherwise).
 `;
 const DOCKERFILE = path.join(__dirname, 'docker', 'Dockerfile.startup');
@@ -102,7 +103,7 @@ const server = app.listen(Number(process.env.PORT || 8080), () => {
 // The variants timed by default on a real app; the seed's recipe and in-place extraction, the
 // fixture's comparisons, are left to --variants.
 const REAL_APP_VARIANTS = ['floor-container', 'floor-node', 'plain', 'start-into', 'start-memory', 'start-memory-noverify',
-  'start-memory-cache-compiled', 'start-memory-cache', 'snapshot', 'snapshot-noverify', 'compile-cache', 'compile-cache-portable', 'bundle', 'bundle-compile-cache'];
+  'start-memory-cache-compiled', 'start-memory-cache', 'start-memory-cache-verify', 'snapshot', 'snapshot-noverify', 'compile-cache', 'compile-cache-portable', 'bundle', 'bundle-compile-cache'];
 
 /**
  * The apps the image can hold. `command` starts the app from its directory (words without
@@ -202,6 +203,8 @@ function variantsFor(app) {
     // The same with V8 code cache recorded from a run up to listen (`pack --code-cache`), as the snippets do.
     startVariant('start-memory-cache', '`coldstart start --trust-archive`, archive made with `pack --code-cache`',
       '/startup-cache.tar', ['--trust-archive']),
+    // The same with start's default check of the files against the disk.
+    startVariant('start-memory-cache-verify', '`coldstart start`, archive made with `pack --code-cache`', '/startup-cache.tar', []),
     // pack --code-cache --snapshot-blob: the modules evaluated at image build, started from the
     // snapshot, the rest of the archive from memory; with each file's stat and without
     // (COLDSTART_VERIFY=none, as the snippets' --trust-archive). Left out when pack refused one.

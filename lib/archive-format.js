@@ -17,7 +17,7 @@ const RECORD_ENV = 'COLDSTART_RECORD_CODE_CACHE';
 // pack --after: the recording run writes the cache this many ms after the ready moment.
 const SETTLE_ENV = 'COLDSTART_RECORD_SETTLE_MS';
 // The file each package manager rewrites at every install into a node_modules tree (npm's hidden
-// lockfile, pnpm's, Yarn's): pack records the first one a tree has, and while it is as pack saw it,
+// lockfile, pnpm's, Yarn's): pack records the one a tree has (the newest of them), and while it is as pack saw it,
 // start takes the tree's packed files as installed (lib/start/install-check.js).
 const INSTALL_RECORDS = ['.package-lock.json', '.modules.yaml', '.yarn-state.yml', '.yarn-integrity'];
 
@@ -94,13 +94,15 @@ function isInstallRecord(entry) {
 }
 
 /**
- * Whether a file's modification time is still the one pack recorded: the same, or that time cut
- * to the second, as image layers made by Docker's classic builder store it (BuildKit's keep it whole).
- * @param {number} nowMs the file's mtimeMs at start
- * @param {number} packedMs its mtimeMs when pack ran
+ * Whether a file is still as pack recorded it: a file of the same size, modified at the same time
+ * or at that time cut to the second, as image layers made by Docker's classic builder store it
+ * (BuildKit's keep it whole).
+ * @param {import('node:fs').Stats|undefined|null} st the file's stat at start
+ * @param {number} size its size when pack ran
+ * @param {number} mtimeMs its mtimeMs when pack ran
  */
-function mtimeHolds(nowMs, packedMs) {
-  return nowMs === packedMs || nowMs === Math.floor(packedMs / 1000) * 1000;
+function fileHolds(st, size, mtimeMs) {
+  return Boolean(st && st.isFile() && st.size === size && (st.mtimeMs === mtimeMs || st.mtimeMs === Math.floor(mtimeMs / 1000) * 1000));
 }
 
 /**
@@ -168,5 +170,5 @@ function resolutionAllowed(resolution) {
 }
 
 module.exports = {
-  INDEX_PATH, CACHE_PATH, INDEX_VERSION, RECORD_ENV, SETTLE_ENV, INSTALL_RECORDS, checkStartupIndex, installTreeOf, mtimeHolds, sealIndex, sealHolds, archiveName, escapesRoot, resolutionAllowed,
+  INDEX_PATH, CACHE_PATH, INDEX_VERSION, RECORD_ENV, SETTLE_ENV, INSTALL_RECORDS, checkStartupIndex, installTreeOf, fileHolds, sealIndex, sealHolds, archiveName, escapesRoot, resolutionAllowed,
 };

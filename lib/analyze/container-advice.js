@@ -10,7 +10,7 @@ const { isGvisor } = require('../gvisor.js');
 
 // Below this, a finding is not worth a line.
 const MIN_MS = 10;
-// Where `coldstart start` (without --trust-archive) checks each packed file against the disk (a stat each).
+// Where `coldstart start` (without --trust-archive) checks the packed files against the disk.
 const VERIFY_FRAME = { functionName: 'usable', file: '/lib/start/memory-loader.js' };
 
 /**
@@ -83,9 +83,9 @@ function startAdvice(report, cat, where, round) {
     : !command.some((w, i) => w === '--trust-archive' || w === '--verify=none' || (w === '--verify' && command[i + 1] === 'none'));
   if (verifying && report.startVerifyMs >= MIN_MS) {
     advice.push({
-      kind: 'container-verify', subject: 'checking every packed file against the disk', file: null, line: null, estimatedMs: report.startVerifyMs,
-      evidence: `${report.startVerifyMs} ms of the profile under ${where} in start's check of each packed file against the disk (a stat each)`,
-      fix: 'start --trust-archive: an image\'s files do not change after its build, so start can serve the archive\'s copy without a stat each',
+      kind: 'container-verify', subject: 'checking the packed files against the disk', file: null, line: null, estimatedMs: report.startVerifyMs,
+      evidence: `${report.startVerifyMs} ms of the profile under ${where} in start's check of the packed files against the disk`,
+      fix: 'start --trust-archive: an image\'s files do not change after its build, so start can serve the archive\'s copy without checking it',
     });
   }
   const hasCodeCache = served ? served.codeCacheModules > 0 : false;

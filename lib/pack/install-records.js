@@ -16,14 +16,15 @@ function installRecords(root, files) {
   const trees = [...new Set(files.map(installTreeOf).filter((tree) => tree !== undefined))].sort();
   const records = [];
   for (const tree of trees) {
+    // A tree installed by one manager over another's keeps the first one's record, never written
+    // again (pnpm leaves npm's): the one written last is the manager that installs the tree now.
+    let newest = null;
     for (const name of INSTALL_RECORDS) {
       const record = `${tree}/${name}`;
       const st = fs.lstatSync(path.join(root, record), { throwIfNoEntry: false });
-      if (st && st.isFile()) {
-        records.push([tree, record, st.size, st.mtimeMs]);
-        break;
-      }
+      if (st && st.isFile() && (!newest || st.mtimeMs > newest[3])) newest = [tree, record, st.size, st.mtimeMs];
     }
+    if (newest) records.push(newest);
   }
   return records;
 }

@@ -130,7 +130,7 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
   const checked = new Map();
   let warnedStale = false;
   const records = verify !== 'none' && index && index.installRecords;
-  const installed = records && records.length ? require('./install-check.js').installCheck({ root: rootDir, records, warn }) : () => false;
+  const tree = records && records.length ? require('./install-check.js').installCheck({ root: rootDir, records, warn }) : null;
   // usable: the archive's answer for this path stands (its resolutions); servable: its bytes too
   // (undefined where they did not survive, files.get's word).
   function usable(file, rel) {
@@ -141,7 +141,7 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
       // Bytes that did not survive: the reader said so. (size: without making a wrapped module's bytes)
       const size = files.size ? files.size(rel) : files.get(rel)?.length;
       if (size === undefined) return false;
-      if (installed(rel)) {
+      if (tree && tree.installed(rel)) {
         checked.set(rel, true);
         return true;
       }
@@ -180,7 +180,7 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
       const to = fromRel !== undefined && resolutions.get(`${fromRel}\0${request}`);
       if (to) {
         const hit = prefix + (path.sep === '/' ? to : to.split('/').join(path.sep));
-        if (usable(hit, to)) return hit;
+        if (usable(hit, to) && !(tree && tree.moved(to))) return hit;
       }
     }
     return origResolve.apply(this, arguments);
@@ -244,14 +244,14 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
     return origReadFileSync.apply(this, arguments);
   };
 
-  registerEsmHooks({ prefix, index, servable, stats });
+  registerEsmHooks({ prefix, index, servable, stats, moved: tree ? tree.moved : () => false });
   // What this start does, for a profile taken under it (profile --docker): never advise a step already taken.
   globalThis[Symbol.for('coldstart.start')] = { mode, verify, codeCacheModules: stats.cacheModules, index: Boolean(index) };
   return { stats };
 }
 
 /** ES modules through in-thread loader hooks, where this Node has them (see memory-esm-hooks.js). */
-function registerEsmHooks({ prefix, index, servable, stats }) {
+function registerEsmHooks({ prefix, index, servable, stats, moved }) {
   if (!index) return;
   const modules = Object.entries(index.formats || {}).filter(([rel, format]) => format === 'module' && !escapesRoot(rel));
   if (!modules.length) return;
@@ -271,7 +271,7 @@ function registerEsmHooks({ prefix, index, servable, stats }) {
     if (data) sources.push([abs(rel), data.toString('utf8')]);
   }
   if (!sources.length) return;
-  const resolutions = (index.esmResolutions || []).filter(resolutionAllowed)
+  const resolutions = (index.esmResolutions || []).filter((resolution) => resolutionAllowed(resolution) && !moved(resolution[2]))
     .map(([from, specifier, to]) => [abs(from), specifier, abs(to)]);
   Module.registerHooks(memoryEsmHooks(resolutions, sources));
   stats.esmModules = sources.length;

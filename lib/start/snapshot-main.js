@@ -403,7 +403,7 @@ function servedFiles(plan, records) {
 // coldstart's files the start needs at once, evaluated here as the app's modules are: at start
 // they are in the heap, with nothing to find, read or compile. Any other file of ours (needed
 // only to warn or report) is loaded by Node when asked for.
-const OWN_START_CODE = ['./memory-loader.js', './install-check.js', '../archive-format.js', './code-cache.js'];
+const OWN_START_CODE = ['./memory-loader.js', '../archive-format.js', './code-cache.js'];
 
 /**
  * A require() for coldstart's own files, here in the builder (whose require() loads built-in
@@ -436,7 +436,7 @@ function start(plan, records) {
   if (plan.dynamicImport) plan.own.require('./code-cache.js').keepLoaderWarningOff();
   // `node --snapshot-blob FILE` alone starts the entry the snapshot was made for.
   const entry = process.argv[1] ? path.resolve(process.argv[1]) : plan.entry;
-  const stale = plan.entry === entry ? staleFile(plan, process.env.COLDSTART_VERIFY, warn) : null;
+  const stale = plan.entry === entry ? staleFile(plan, process.env.COLDSTART_VERIFY) : null;
   const usable = plan.entry === entry && !stale;
   if (!usable) {
     const why = plan.entry !== entry ? `the snapshot was made for ${plan.entry}, not ${entry}`
@@ -559,18 +559,24 @@ function lazyPaths(module, Module) {
 
 /**
  * The first file of the archive whose size or modification time is not what it was when the
- * snapshot was made, and whether it is gone; null when all are, or with
- * COLDSTART_VERIFY=none. A node_modules tree no install touched since is taken as it was
- * (install-check.js).
+ * snapshot was made, and whether it is gone; null when all are, or with COLDSTART_VERIFY=none.
+ * A node_modules tree is checked by its install record (lib/start/install-check.js): while it
+ * holds, the tree's files are as installed; once it moved, the snapshot (whose modules hold
+ * where each request into the tree led) is left aside.
  */
-function staleFile(plan, verify, warn) {
+function staleFile(plan, verify) {
   if (verify === 'none') return null;
-  const { mtimeHolds } = plan.own.require('../archive-format.js');
-  const installed = plan.installRecords.length ? plan.own.require('./install-check.js').installCheck({ root: plan.root, records: plan.installRecords, warn }) : () => false;
+  const { fileHolds, installTreeOf } = plan.own.require('../archive-format.js');
+  const stat = (rel) => fs.statSync(path.join(plan.root, rel), { throwIfNoEntry: false });
+  for (const [, record, size, mtimeMs] of plan.installRecords) {
+    const st = stat(record);
+    if (!fileHolds(st, size, mtimeMs)) return { rel: record, missing: !st };
+  }
+  const installed = new Set(plan.installRecords.map(([tree]) => tree));
   for (const [rel, size, mtimeMs] of plan.stats) {
-    if (installed(rel)) continue;
-    const st = fs.statSync(path.join(plan.root, rel), { throwIfNoEntry: false });
-    if (!st || st.size !== size || !mtimeHolds(st.mtimeMs, mtimeMs)) return { rel, missing: !st };
+    if (installed.size && installed.has(installTreeOf(rel))) continue;
+    const st = stat(rel);
+    if (!fileHolds(st, size, mtimeMs)) return { rel, missing: !st };
   }
   return null;
 }
