@@ -49,8 +49,14 @@ require('http').createServer().listen(0, function () {
   return { dir, v2 };
 }
 
-const start = (dir) => spawnSync(process.execPath, [BIN, 'start', '--archive', 'startup.tar', '--', 'node', 'server.js'],
+const start = (dir, flags = []) => spawnSync(process.execPath, [BIN, 'start', '--archive', 'startup.tar', ...flags, '--', 'node', 'server.js'],
   { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+// start's startup report (COLDSTART_REPORT): what its check read.
+function checkedBy(dir, flags = []) {
+  const r = start(dir, ['--report-file', 'report.json', ...flags]);
+  assert.strictEqual(r.status, 0, r.stderr);
+  return JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8')).checked;
+}
 const warnings = (stderr) => stderr.split('\n').filter((line) => /warning/.test(line));
 function cutToSecond(file) {
   const at = new Date(Math.floor(fs.statSync(file).mtimeMs / 1000) * 1000);
@@ -71,6 +77,9 @@ test('start: npm\'s tree is checked by its hidden lockfile; an install after pac
     const fresh = start(dir);
     assert.strictEqual(fresh.stdout, 'AAAA own-1\n', fresh.stderr);
     assert.deepStrictEqual(warnings(fresh.stderr), []);
+    // The report says what was read: the two files of the app's own, one stat each; the tree, by its record.
+    assert.deepStrictEqual(checkedBy(dir), { files: 2, trees: [{ tree: 'node_modules', record: 'node_modules/.package-lock.json', held: true }] });
+    assert.strictEqual(checkedBy(dir, ['--trust-archive']), null);
     // Image layers of Docker's classic builder keep modification times to the second.
     cutToSecond(path.join(dir, 'node_modules/.package-lock.json'));
     assert.deepStrictEqual(warnings(start(dir).stderr), []);
@@ -92,6 +101,8 @@ test('start: npm\'s tree is checked by its hidden lockfile; an install after pac
     npm(dir, ['install', v2]);
     const installed = start(dir);
     assert.strictEqual(installed.stdout, 'BBBB own-2\n', installed.stderr);
+    // The record moved: the tree's module is checked on its own too (Node resolves into the tree again).
+    assert.deepStrictEqual(checkedBy(dir), { files: 3, trees: [{ tree: 'node_modules', record: 'node_modules/.package-lock.json', held: false }] });
     assert.deepStrictEqual(warnings(installed.stderr), [
       'coldstart: warning: node_modules/.package-lock.json changed since the archive was made (an install after coldstart pack?): each packed file under node_modules is checked on disk (re-run coldstart pack after the install)',
       'coldstart: warning: node_modules/dep/index.js changed on disk after the archive (re-run coldstart pack); such files are read from disk',
@@ -110,6 +121,12 @@ test('pack --snapshot-blob: an npm install after pack leaves the snapshot aside;
     const used = runSnapshot();
     assert.strictEqual(used.stdout, 'AAAA own-1\n', used.stderr);
     assert.deepStrictEqual(warnings(used.stderr), []);
+    const reported = spawnSync(process.execPath, ['--snapshot-blob', 'startup.blob', 'server.js'],
+      { cwd: dir, encoding: 'utf8', timeout: 30_000, env: { ...process.env, COLDSTART_REPORT: path.join(dir, 'report.json') } });
+    assert.strictEqual(reported.status, 0, reported.stderr);
+    const { checked } = JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8'));
+    assert.deepStrictEqual(checked.trees, [{ tree: 'node_modules', record: 'node_modules/.package-lock.json', held: true }]);
+    assert.ok(checked.files >= 2 && checked.files <= 3, JSON.stringify(checked)); // server.js, own.js (package.json if packed)
 
     npm(dir, ['install', v2]);
     const after = runSnapshot();

@@ -15,11 +15,12 @@ const { installTreeOf, fileHolds } = require('../archive-format.js');
  * @param {Array<[string, string, number, number]>} options.records index.installRecords:
  *   [tree, record file, size, mtimeMs] as pack found them
  * @param {(message: string) => void} options.warn told once per tree whose record moved
+ * @param {Array<{ tree: string, record: string, held: boolean }>} [options.seen] each record read is added here
  * @returns {{ installed(rel: string): boolean, moved(rel: string): boolean }} whether rel lies in a
  *   tree whose record is as packed (its file stands as packed), or in one whose record moved (its
  *   file, and the archive's resolutions to it, are to be checked)
  */
-function installCheck({ root, records, warn }) {
+function installCheck({ root, records, warn, seen = [] }) {
   const byTree = new Map(records.map((record) => [record[0], record]));
   const holds = new Map(); // tree -> boolean, one stat each
   function recordHolds(rel) {
@@ -32,6 +33,7 @@ function installCheck({ root, records, warn }) {
       try { st = fs.statSync(path.join(root, record), { throwIfNoEntry: false }); } catch { /* unreadable */ }
       ok = fileHolds(st, size, mtimeMs);
       holds.set(tree, ok);
+      seen.push({ tree, record, held: ok });
       if (!ok) warn(`${record} ${st ? 'changed' : 'is gone'} since the archive was made (an install after coldstart pack?): each packed file under ${tree} is checked on disk (re-run coldstart pack after the install)`);
     }
     return ok;

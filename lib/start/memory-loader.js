@@ -88,6 +88,7 @@ function startRecording() {
  * @param {Buffer|null} [options.codeCache] the V8 code cache blob the index points into
  * @param {'size'|'none'} options.verify check each file's size and modification time on disk before serving it
  *   (a file of an installed node_modules tree: its install record, once for the tree)
+ * @param {?object} [options.checked] with verify 'none': the check done before (the snapshot's), for the report
  * @param {number} [options.packedAtMs] the archive's modification time: a file modified later has changed
  * @param {string} [options.report] 'stderr' or a file for the startup report (in-app/startup-report.cjs)
  * @param {string} [options.archive] the archive's name, for the report
@@ -96,10 +97,12 @@ function startRecording() {
  * @param {(message: string) => void} options.warn
  * @param {'memory'|'snapshot'} [options.mode] how start serves the app, as a profile under it reads it
  * @returns {{ stats: { cacheModules: number, cacheHits: number, cacheRejected: number, esmModules: number,
- *   esmFromDisk: number } }} esmFromDisk: ES modules left to Node's loader (no in-thread hooks)
+ *   esmFromDisk: number, checked: ?{ files: number, trees: Array<{ tree: string, record: string, held: boolean }> } } }}
+ *   esmFromDisk: ES modules left to Node's loader (no in-thread hooks); checked: null under --trust-archive
  */
-function installMemoryLoader({ root, archive = null, files, index, codeCache = null, recorder = null, verify, packedAtMs = Infinity, report, warn, mode = 'memory' }) {
-  const stats = { cacheModules: 0, cacheHits: 0, cacheRejected: 0, esmModules: 0, esmFromDisk: 0 };
+function installMemoryLoader({ root, archive = null, files, index, codeCache = null, recorder = null, verify, checked = null, packedAtMs = Infinity, report, warn, mode = 'memory' }) {
+  // checkedFiles: packed files compared with the disk one by one (a stat each); trees: install records read.
+  const stats = { cacheModules: 0, cacheHits: 0, cacheRejected: 0, esmModules: 0, esmFromDisk: 0, checked: verify === 'none' ? checked : { files: 0, trees: [] } };
   // Loaded before the loader below is in place: its own files are not the app's.
   const timing = report ? require('../in-app/startup-report.cjs').startupReport({ report, root, archive, archiveReadyMs: performance.now(), stats }) : null;
   // Everything is keyed by root-relative path: nothing is joined or normalised up front.
@@ -127,28 +130,29 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
   // A packed file that no longer matches the disk is served from disk, with one warning: a
   // change of size, or a modification after the archive was written (the same stat). Files of
   // a node_modules tree no install touched since pack are taken as they are (install-check.js).
-  const checked = new Map();
+  const verdicts = new Map(); // rel -> whether the packed file stands
   let warnedStale = false;
   const records = verify !== 'none' && index && index.installRecords;
-  const tree = records && records.length ? require('./install-check.js').installCheck({ root: rootDir, records, warn }) : null;
+  const tree = records && records.length ? require('./install-check.js').installCheck({ root: rootDir, records, warn, seen: stats.checked.trees }) : null;
   // usable: the archive's answer for this path stands (its resolutions); servable: its bytes too
   // (undefined where they did not survive, files.get's word).
   function usable(file, rel) {
     if (!files.has(rel)) return false;
     if (verify === 'none') return true;
-    let ok = checked.get(rel);
+    let ok = verdicts.get(rel);
     if (ok === undefined) {
       // Bytes that did not survive: the reader said so. (size: without making a wrapped module's bytes)
       const size = files.size ? files.size(rel) : files.get(rel)?.length;
       if (size === undefined) return false;
       if (tree && tree.installed(rel)) {
-        checked.set(rel, true);
+        verdicts.set(rel, true);
         return true;
       }
       let st = null;
+      stats.checked.files++;
       try { st = fs.statSync(file, { throwIfNoEntry: false }); } catch { /* unreadable */ }
       ok = Boolean(st && st.isFile() && st.size === size && st.mtimeMs <= packedAtMs);
-      checked.set(rel, ok);
+      verdicts.set(rel, ok);
       if (!ok && !warnedStale) {
         warnedStale = true;
         warn(`${rel} ${st ? 'changed on disk after' : 'is missing on disk but is in'} the archive (re-run coldstart pack); such files are read from disk${st ? '' : ' (--trust-archive serves the archive\'s copy)'}`);

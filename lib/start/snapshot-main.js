@@ -436,7 +436,8 @@ function start(plan, records) {
   if (plan.dynamicImport) plan.own.require('./code-cache.js').keepLoaderWarningOff();
   // `node --snapshot-blob FILE` alone starts the entry the snapshot was made for.
   const entry = process.argv[1] ? path.resolve(process.argv[1]) : plan.entry;
-  const stale = plan.entry === entry ? staleFile(plan, process.env.COLDSTART_VERIFY) : null;
+  const checked = process.env.COLDSTART_VERIFY === 'none' ? null : { files: 0, trees: [] };
+  const stale = plan.entry === entry && checked ? staleFile(plan, checked) : null;
   const usable = plan.entry === entry && !stale;
   if (!usable) {
     const why = plan.entry !== entry ? `the snapshot was made for ${plan.entry}, not ${entry}`
@@ -455,7 +456,7 @@ function start(plan, records) {
     };
     const view = { has: (rel) => files.has(rel), get };
     plan.own.require('./memory-loader.js').installMemoryLoader({
-      root: plan.root, archive: plan.archive, files: view, verify: 'none', report: process.env.COLDSTART_REPORT, warn, mode: 'snapshot',
+      root: plan.root, archive: plan.archive, files: view, verify: 'none', checked, report: process.env.COLDSTART_REPORT, warn, mode: 'snapshot',
       index: { resolutions: plan.resolutions, formats, codeCache: codeCache && { entries: codeCache.entries } },
       codeCache: codeCache && codeCache.blob,
     });
@@ -559,23 +560,26 @@ function lazyPaths(module, Module) {
 
 /**
  * The first file of the archive whose size or modification time is not what it was when the
- * snapshot was made, and whether it is gone; null when all are, or with COLDSTART_VERIFY=none.
+ * snapshot was made, and whether it is gone; null when all are. What it read is counted in
+ * `checked` (the startup report's).
  * A node_modules tree is checked by its install record (lib/start/install-check.js): while it
  * holds, the tree's files are as installed; once it moved, the snapshot (whose modules hold
  * where each request into the tree led) is left aside.
  */
-function staleFile(plan, verify) {
-  if (verify === 'none') return null;
+function staleFile(plan, checked) {
   const { fileHolds, installTreeOf } = plan.own.require('../archive-format.js');
   const stat = (rel) => fs.statSync(path.join(plan.root, rel), { throwIfNoEntry: false });
-  for (const [, record, size, mtimeMs] of plan.installRecords) {
+  for (const [tree, record, size, mtimeMs] of plan.installRecords) {
     const st = stat(record);
-    if (!fileHolds(st, size, mtimeMs)) return { rel: record, missing: !st };
+    const held = fileHolds(st, size, mtimeMs);
+    checked.trees.push({ tree, record, held });
+    if (!held) return { rel: record, missing: !st };
   }
   const installed = new Set(plan.installRecords.map(([tree]) => tree));
   for (const [rel, size, mtimeMs] of plan.stats) {
     if (installed.size && installed.has(installTreeOf(rel))) continue;
     const st = stat(rel);
+    checked.files++;
     if (!fileHolds(st, size, mtimeMs)) return { rel, missing: !st };
   }
   return null;
