@@ -317,12 +317,10 @@ function assembleContext({ app, into, nodeModules, packages, coldstart = true })
 
   const appPackages = packageClosure(roots, path.dirname(modulesDir), 'the app');
   copyPackages(appPackages, path.join(dir, 'node_modules'));
-  // The app's own tree keeps its package manager's record of it (start's check reads it).
-  if (modulesDir === path.join(appDir, 'node_modules')) {
-    const { INSTALL_RECORDS } = require('./archive-format.js');
-    for (const name of INSTALL_RECORDS) {
-      if (fs.existsSync(path.join(modulesDir, name))) fs.copyFileSync(path.join(modulesDir, name), path.join(dir, 'node_modules', name));
-    }
+  // The tree keeps its package manager's record, as an install leaves it (start's check reads it).
+  const { INSTALL_RECORDS } = require('./archive-format.js');
+  for (const name of INSTALL_RECORDS) {
+    if (fs.existsSync(path.join(modulesDir, name))) fs.copyFileSync(path.join(modulesDir, name), path.join(dir, 'node_modules', name));
   }
   for (const name of roots) linkPackageBins(path.join(dir, 'node_modules'), name);
 

@@ -80,10 +80,25 @@ test('Dockerfile.npm under runc: start extracts the archive, then the app listen
   await assertStartsFromArchive(t, image.tag, 'runc');
 });
 
-test('Dockerfile.npm under both gVisors with an in-memory /tmp', { timeout: 240_000 }, async (t) => {
+test('Dockerfile.npm under both gVisors with an in-memory /tmp; start\'s default check reads the tree\'s install record there', { timeout: 240_000 }, async (t) => {
   if (!(await needDocker(t))) return;
   const image = await imageOnce('npm', { dockerfile: path.join(SNIPPETS, 'Dockerfile.npm') });
-  for (const runtime of (await testedRuntimes(t)).filter((r) => r !== 'runc')) await assertStartsFromArchive(t, image.tag, runtime, { tmpfs: [IN_MEMORY_TMP] });
+  for (const runtime of (await testedRuntimes(t)).filter((r) => r !== 'runc')) {
+    await assertStartsFromArchive(t, image.tag, runtime, { tmpfs: [IN_MEMORY_TMP] });
+    // Without --trust-archive: npm's record, copied into the image in both stages, still holds
+    // in the container, so node_modules costs one stat; the app's own files one each.
+    const r = await runContainer({
+      image: image.tag, runtime, until: LISTENING, timeoutMs: 60_000, env: { COLDSTART_REPORT: 'stderr' },
+      args: ['node', 'node_modules/coldstart/bin/coldstart.js', 'start', '--archive', '/startup.tar', '--', 'node', 'server.js'],
+    });
+    assert.ok(r.matched, describeRun(r));
+    const line = r.stderr.split('\n').find((l) => l.startsWith('{"coldstart":"startup-report"'));
+    assert.ok(line, `no startup report: ${describeRun(r)}`);
+    const { checked } = JSON.parse(line);
+    assert.deepEqual(checked.trees, [{ tree: 'node_modules', record: 'node_modules/.package-lock.json', held: true }], `${runtime}: ${line}`);
+    assert.ok(checked.files <= 3, `${runtime}: ${checked.files} files checked one by one`);
+    assert.doesNotMatch(r.stderr, /warning/, describeRun(r));
+  }
 });
 
 test('Dockerfile.distroless: the final image runs with node as entrypoint and no shell', { timeout: 240_000 }, async (t) => {
