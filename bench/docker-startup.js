@@ -200,14 +200,15 @@ function variantsFor(app) {
     // The same with V8 code cache of each module's top-level code, compiled without running it.
     startVariant('start-memory-cache-compiled', '`coldstart start --trust-archive`, archive made with `pack --code-cache compile`',
       '/startup-cache-compiled.tar', ['--trust-archive']),
-    // The same with V8 code cache recorded from a run up to listen (`pack --code-cache`), as the snippets do.
+    // The same with V8 code cache recorded from a run up to listen (`pack --code-cache`), trusting the archive.
     startVariant('start-memory-cache', '`coldstart start --trust-archive`, archive made with `pack --code-cache`',
       '/startup-cache.tar', ['--trust-archive']),
-    // The same with start's default check of the files against the disk.
+    // The same with start's default check of the files against the disk: what the snippets and
+    // `coldstart dockerfile` write.
     startVariant('start-memory-cache-verify', '`coldstart start`, archive made with `pack --code-cache`', '/startup-cache.tar', []),
     // pack --code-cache --snapshot-blob: the modules evaluated at image build, started from the
-    // snapshot, the rest of the archive from memory; with each file's stat and without
-    // (COLDSTART_VERIFY=none, as the snippets' --trust-archive). Left out when pack refused one.
+    // snapshot, the rest of the archive from memory; with start's default check and without
+    // (COLDSTART_VERIFY=none, what --trust-archive is to start). Left out when pack refused one.
     {
       name: 'snapshot',
       label: `\`pack --snapshot-blob\`: \`node --snapshot-blob ${SNAPSHOT} ${command.slice(1).join(' ')}\``,

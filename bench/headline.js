@@ -24,9 +24,9 @@ const RUNTIME_LABELS = { runc: 'runc', runsc: 'gVisor 2022 (ptrace)', 'runsc-202
 const VARIANTS = [
   ['floor-node', 'a bare node listening (the floor)'],
   ['plain', 'plain `node`'],
-  ['start-memory', '`coldstart start`, no flags'],
-  ['start-memory-cache', '`start --trust-archive` + code cache (what `coldstart dockerfile` writes)'],
-  ['snapshot-noverify', '`pack --snapshot-blob` (what `coldstart dockerfile --snapshot` writes)'],
+  ['start-memory', '`coldstart start`, archive without a code cache'],
+  ['start-memory-cache-verify', '`coldstart start`, `pack --code-cache` (what `coldstart dockerfile` writes)'],
+  ['snapshot', '`pack --snapshot-blob` (what `coldstart dockerfile --snapshot` writes)'],
   ['bundle', 'ncc bundle'],
   ['bundle-compile-cache', 'ncc bundle + `NODE_COMPILE_CACHE`'],
 ];

@@ -17,8 +17,8 @@ const RECORD_ENV = 'COLDSTART_RECORD_CODE_CACHE';
 // pack --after: the recording run writes the cache this many ms after the ready moment.
 const SETTLE_ENV = 'COLDSTART_RECORD_SETTLE_MS';
 // The file each package manager rewrites at every install into a node_modules tree (npm's hidden
-// lockfile, pnpm's, Yarn's): pack records the one a tree has (the newest of them), and while it is as pack saw it,
-// start takes the tree's packed files as installed (lib/start/install-check.js).
+// lockfile, pnpm's, Yarn's): pack records the one a tree has (the newest, if several), and while
+// it is as pack saw it, start takes the tree's packed files as installed (lib/start/install-check.js).
 const INSTALL_RECORDS = ['.package-lock.json', '.modules.yaml', '.yarn-state.yml', '.yarn-integrity'];
 
 /**

@@ -81,8 +81,6 @@ function snapshotRunStage(description, { appCommand, appSource, n }) {
     'WORKDIR /app',
     appSource,
     `RUN ${packCommand.map(shellWord).join(' ')} && test -f /startup.blob`,
-    '# The snapshot and the app come from this same build: the per-file check at start is not needed.',
-    'ENV COLDSTART_VERIFY=none',
     '# Exec form: no shell between the container and node, so signals reach the app.',
     `CMD ${JSON.stringify(['node', '--snapshot-blob', '/startup.blob', ...appCommand.slice(1)])}`,
   ];
@@ -109,12 +107,11 @@ function lambdaStages(description, { appSource, n }) {
     '',
     `# ${n + 1}. Run: the function at Lambda's task root, the archive beside it. The preload serves the archived`,
     '#    files from memory to the runtime client and the handler; it says so in one log line at init.',
-    '#    COLDSTART_VERIFY=none (start --trust-archive): the archive and the function come from this same build.',
     'FROM ${NODE_IMAGE}',
     `WORKDIR ${TASK_ROOT}`,
     appSource,
     `COPY --from=pack ${TASK_ROOT}/startup.tar ${TASK_ROOT}/startup.tar`,
-    `ENV NODE_OPTIONS="--require coldstart/start" COLDSTART_ARCHIVE=${TASK_ROOT}/startup.tar COLDSTART_VERIFY=none`,
+    `ENV NODE_OPTIONS="--require coldstart/start" COLDSTART_ARCHIVE=${TASK_ROOT}/startup.tar`,
     "# On AWS's base image (public.ecr.aws/lambda/nodejs) leave out ENTRYPOINT: its own runtime starts",
     '# the handler named in CMD, with the preload all the same.',
     `ENTRYPOINT ${JSON.stringify(['node', runtimeClient])}`,
@@ -135,7 +132,7 @@ function renderDockerfile(description, { dockerfile, snapshot = false } = {}) {
   const { appCommand } = description;
   const { coldstartBin } = description;
   const packCommand = ['node', coldstartBin, 'pack', '--code-cache', '--out', '/startup.tar', '--', ...appCommand];
-  const startArgs = [coldstartBin, 'start', '--trust-archive', '--archive', '/startup.tar', '--', ...appCommand];
+  const startArgs = [coldstartBin, 'start', '--archive', '/startup.tar', '--', ...appCommand];
   const shown = appCommand.join(' ');
   const stage = (n) => (typescript ? n + 1 : n);
   const appSource = typescript ? 'COPY --from=build /app /app' : 'COPY . .';
@@ -180,8 +177,8 @@ function renderDockerfile(description, { dockerfile, snapshot = false } = {}) {
     appSource,
     'COPY --from=pack /startup.tar /startup.tar',
     '# Exec form: no shell between the container and node, so signals reach the app. start serves the',
-    '# startup modules from the archive in memory; --trust-archive: the archive and the app come from',
-    '# this same build, so the per-file size check is not needed.',
+    '# startup modules from the archive in memory, once it checked that the files are still the ones',
+    '# packed (node_modules by its install record, one stat; the app\'s own files one each).',
   );
   if (distroless) {
     lines.push('# The distroless entrypoint is node itself, so CMD starts with the script; nothing here needs a shell.');

@@ -101,7 +101,7 @@ function startRecording() {
  *   esmFromDisk: ES modules left to Node's loader (no in-thread hooks); checked: null under --trust-archive
  */
 function installMemoryLoader({ root, archive = null, files, index, codeCache = null, recorder = null, verify, checked = null, packedAtMs = Infinity, report, warn, mode = 'memory' }) {
-  // checkedFiles: packed files compared with the disk one by one (a stat each); trees: install records read.
+  // checked: the files compared with the disk one by one (a stat each) and the install records read.
   const stats = { cacheModules: 0, cacheHits: 0, cacheRejected: 0, esmModules: 0, esmFromDisk: 0, checked: verify === 'none' ? checked : { files: 0, trees: [] } };
   // Loaded before the loader below is in place: its own files are not the app's.
   const timing = report ? require('../in-app/startup-report.cjs').startupReport({ report, root, archive, archiveReadyMs: performance.now(), stats }) : null;
