@@ -9,6 +9,7 @@ const { spawnSync } = require('child_process');
 
 const STEPS = [
   ['the headline table (runc, both gVisors)', 'headline.js', ['--runs', '10']],
+  ['start\'s default check against --trust-archive (runc, both gVisors)', 'default-check.js', ['--runs', '10']],
   ['profile overhead', 'profile-overhead.js', ['-n', '10']],
   ['network recording overhead', 'network-overhead.js', ['-n', '10']],
   ['run-to-run noise', 'noise.js', ['-n', '20']],
