@@ -67,7 +67,10 @@ test('profile --lambda --event: init and the first invocation apart; the invocat
     // received: the handler's own time and the runtime client's work around it (its parsing of
     // the event, its blocking post of the response).
     assert.ok(lambda.invoke.ms >= end - start, `invocation ${lambda.invoke.ms} ms, the handler alone ran ${end - start} ms`);
-    assert.ok(lambda.invoke.ms <= (end - start) * 1.75, `invocation ${lambda.invoke.ms} ms, the handler alone ran ${end - start} ms`);
+    // And nothing of init: it fits between init's end (the function's own clock) and the ready moment
+    // (the runtime client's work around the handler grows with the machine's load: no fixed ratio).
+    const afterInit = report.readyAt - (truth.initEnd - report.attachMs);
+    assert.ok(lambda.invoke.ms <= afterInit, `invocation ${lambda.invoke.ms} ms, ${afterInit} ms from init's end to ready`);
     // Ready is the response: after the handler ended, init and invocation within it.
     assert.ok(report.readyAt >= end - report.attachMs, `ready ${report.readyAt}, the handler ended at ${end - report.attachMs}`);
     assert.ok(report.readyAt >= lambda.initMs + lambda.invoke.ms);
