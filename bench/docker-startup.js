@@ -100,10 +100,25 @@ const server = app.listen(Number(process.env.PORT || 8080), () => {
 });
 `;
 
+// The ES module app: a fastify server with an S3 client and a zod schema made at startup, never
+// calling AWS (no credentials, no network).
+const AWS_ESM_SERVER = `import Fastify from 'fastify';
+import { S3Client, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { z } from 'zod';
+
+const s3 = new S3Client({ region: process.env.AWS_REGION || 'us-east-1' });
+const Query = z.object({ prefix: z.string().default('') });
+const app = Fastify();
+app.get('/', async (req) => ({ s3: typeof s3.send, command: typeof ListObjectsV2Command, query: Query.parse(req.query) }));
+const address = await app.listen({ port: Number(process.env.PORT || 8080), host: '0.0.0.0' });
+console.log(\`aws-esm listening on \${new URL(address).port}\`);
+`;
+
 // The variants timed by default on a real app; the seed's recipe and in-place extraction, the
 // fixture's comparisons, are left to --variants.
 const REAL_APP_VARIANTS = ['floor-container', 'floor-node', 'plain', 'start-into', 'start-memory', 'start-memory-noverify',
-  'start-memory-cache-compiled', 'start-memory-cache', 'start-memory-cache-verify', 'snapshot', 'snapshot-noverify', 'compile-cache', 'compile-cache-portable', 'bundle', 'bundle-compile-cache'];
+  'start-memory-cache-compiled', 'start-memory-cache', 'start-memory-cache-verify', 'snapshot', 'snapshot-noverify', 'compile-cache', 'compile-cache-portable', 'bundle', 'bundle-compile-cache',
+  'bundle-start'];
 
 /**
  * The apps the image can hold. `command` starts the app from its directory (words without
@@ -123,6 +138,25 @@ const APPS = {
     ready: /^otel-express listening on \d+$/m,
     // A fixed port: the app would take any free one with 0, but a fixed one is what a platform gives.
     env: { PORT: '8080' },
+    variants: REAL_APP_VARIANTS,
+  },
+  // fixtures/nest-app: NestJS 12 compiled to CommonJS, loading Nest's ES-module-only packages
+  // through require(esm) (Node 22.12+).
+  nest: {
+    fixture: 'nest-app',
+    command: ['node', 'dist/main.js'],
+    ready: /^nest listening on /m,
+    env: { PORT: '8080' },
+    variants: REAL_APP_VARIANTS,
+  },
+  // An ES module app: fastify with the AWS SDK v3 S3 client and zod, from the npm registry.
+  'aws-esm': {
+    command: ['node', 'server.mjs'],
+    ready: /^aws-esm listening on \d+$/m,
+    env: { PORT: '8080', AWS_REGION: 'us-east-1' },
+    install: ['fastify', '@aws-sdk/client-s3', 'zod'],
+    entry: 'server.mjs',
+    source: AWS_ESM_SERVER,
     variants: REAL_APP_VARIANTS,
   },
   heavy: {
@@ -247,6 +281,15 @@ function variantsFor(app) {
       name: 'bundle',
       label: `ncc bundle (\`coldstart bundle\`), \`${shown}\` in ${BUNDLE_DIR}`,
       args: command,
+      dockerArgs: ['--workdir', BUNDLE_DIR],
+      ready,
+    },
+    {
+      // The bundle packed by `pack --code-cache` in /bundle and started by `coldstart start`: the
+      // bundle's files from memory with their code cache recorded at the ready moment.
+      name: 'bundle-start',
+      label: 'ncc bundle + `coldstart start` (`pack --code-cache` of the bundle)',
+      args: ['node', `/app/${COLDSTART}`, 'start', '--archive', '/startup-bundle.tar', '--', ...command],
       dockerArgs: ['--workdir', BUNDLE_DIR],
       ready,
     },
@@ -387,9 +430,9 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
  * from). Returns the installed versions and the size of the node_modules npm made.
  * @returns {{versions: Record<string, string>, files: number, bytes: number}}
  */
-function installApp(dir, { install, source }) {
+function installApp(dir, { install, source, entry = 'server.js' }) {
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'server.js'), source);
+  fs.writeFileSync(path.join(dir, entry), source);
   try {
     execFileSync(npm, ['install', '--no-audit', '--no-fund', '--prefix', dir, ...install], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (err) {
@@ -431,7 +474,7 @@ async function prepareImage({ workDir, appName, modules, seed, baseImage, tag, o
     onProgress(`building ${tag} (${appName}: ${assembled.packages.length} packages)`);
   } else {
     assembled = assembleContext({
-      app: path.join(REPO, 'fixtures', appName), into: path.join(context, 'app'), nodeModules: path.join(REPO, 'node_modules'),
+      app: path.join(REPO, 'fixtures', app.fixture || appName), into: path.join(context, 'app'), nodeModules: path.join(REPO, 'node_modules'),
     });
     onProgress(`building ${tag} (${appName}: ${assembled.packages.length} packages)`);
   }
@@ -666,7 +709,7 @@ function describeApp(report) {
   if (fixture) return `Fixture: ${fixture.modules} modules, ${fixture.files} files`;
   const app = APPS[report.app];
   const { installed } = report.image;
-  const source = installed ? `${report.app}, ${describeVersions(installed.versions)} from the npm registry` : `fixtures/${report.app}`;
+  const source = installed ? `${report.app}, ${describeVersions(installed.versions)} from the npm registry` : `fixtures/${app.fixture || report.app}`;
   const tree = installed ? ` (${installed.files} files, ${size(installed.bytes)})` : '';
   return `App: ${source} (\`${app.command.join(' ')}\`, PORT=${app.env.PORT}),`
     + ` ${report.image.packages} packages in node_modules${tree}`;

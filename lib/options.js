@@ -190,4 +190,4 @@ function captureFlags(argv, ctx) {
   };
 }
 
-module.exports = { afterWindowFromArgv, parseDuration, parseUntil, parseBenchUntil, parseInterval, parseCount, listItems, parseEsm, captureOptions, lambdaOptions, captureOptionsFromArgv };
+module.exports = { afterWindowFromArgv, parseDuration, parseUntil, parseBenchUntil, parseInterval, parseCount, listItems, parseEsm, captureOptions, lambdaOptions, captureOptionsFromArgv, parseRequestLine };

@@ -293,6 +293,28 @@ test('the --snapshot Dockerfile for fixtures/express-app builds its snapshot and
   }
 });
 
+test('the --bundle Dockerfile for fixtures/express-app proves its bundle answers as the app does, and starts it from its archive under runc', { timeout: 240_000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  const { runContainer, stopAllContainers } = require('../lib/docker.js');
+  const tag = `coldstart-test-dockerfile-bundle:${process.pid}`;
+  try {
+    const { built } = await imageFromDockerfile('express-app', ['--bundle'], tag);
+    assert.match(built.output, /answers +as the app's: GET \/ 200 \(status and body\)/, `the build proved the answer: ${built.output.slice(-2000)}`);
+    const run = await runContainer({
+      image: tag, runtime: 'runc', until: /express-app listening/, timeoutMs: 60_000,
+      args: ['sh', '-c', 'test -e /bundle/node_modules || echo no node_modules; exec node /coldstart/bin/coldstart.js start --archive /startup.tar -- node server.js'],
+    });
+    assert.ok(run.matched, `never listened: exit ${run.code}\n${run.stdout}\n${run.stderr}`);
+    assert.match(run.stdout, /^no node_modules$/m, 'express is inside the bundle: the run stage has no node_modules');
+    const report = /coldstart: serving (\d+) files, .* code cache for (\d+) modules/.exec(run.stderr);
+    assert.ok(report, `no "coldstart: serving N files ... code cache" line: ${run.stderr}`);
+    t.diagnostic(report[0]);
+  } finally {
+    await stopAllContainers();
+    await removeImage(tag);
+  }
+});
+
 test('a start script that runs a package binary (the Functions Framework): pack and start run it; no --snapshot', async () => {
   const dir = copyFixture('gcf-app');
   dirs.push(dir);

@@ -40,6 +40,7 @@ const BARE_REQUIRE = /\b(?:require\s*\(\s*|from\s+|import\s*\(\s*)(['"])([^'"./]
  * @param {boolean} [opts.autoExternal] decide externals from the capture (default true)
  * @param {boolean} [opts.verify]     start the bundle and compare (default true)
  * @param {number} [opts.runs]        timed starts of each for the comparison
+ * @param {Array<{method: string, path: string}>} [opts.requests] asked of both, which must answer alike (default GET /)
  * @param {NodeJS.WritableStream} [opts.stdout] the app's output during the first capture
  * @param {NodeJS.WritableStream} [opts.stderr]
  * @param {AbortSignal} [opts.signal]
@@ -198,6 +199,7 @@ async function bundleApp(opts) {
       original: { readyAt: result.readyAt, ...originalCounts, size: dirSize(root, [out, path.join(root, '.git')]) },
       bundle: { size: dirSize(out), bundleBytes: Buffer.byteLength(build.code), assets: Object.keys(build.assets).length },
       timing: null,
+      answers: null,
       warnings,
     };
     if (opts.verify === false) return summary;
@@ -208,22 +210,23 @@ async function bundleApp(opts) {
       checked = await verifyBundle({
         original: { command, cwd },
         bundle: { command: startCommand, cwd: out },
-        env, runs: opts.runs || 3, until: opts.until, timeoutMs: opts.timeoutMs,
+        env, runs: opts.runs || 3, until: opts.until, timeoutMs: opts.timeoutMs, requests: opts.requests,
         stderr: opts.stderr, signal: opts.signal, force: opts.force, onProgress,
       });
     } catch (err) {
-      if (err.code === 'BUNDLE_NOT_READY') err.message += ` (the bundle is left in ${displayPath(cwd, out)} to inspect)`;
+      if (err.code === 'BUNDLE_NOT_READY' || err.code === 'BUNDLE_ANSWERS_DIFFER') err.message += ` (the bundle is left in ${displayPath(cwd, out)} to inspect)`;
       throw err;
     }
     const { reads, ...counts } = checked.reads;
     Object.assign(summary.bundle, counts, { readyAt: checked.capture.readyAt });
     summary.timing = checked.timing;
+    summary.answers = checked.answers;
     for (const file of readsNotSeen(originalReads, reads)) {
       warnings.push(warning('READ_NOT_SEEN',
         `${displayPath(root, file)} was read at startup by the original but not by the bundle: a path the bundle resolves differently (__dirname-relative?)`,
         { file: displayPath(root, file) }));
     }
-    manifest.verify = { timing: summary.timing, original: summary.original, bundle: summary.bundle };
+    manifest.verify = { answers: summary.answers, timing: summary.timing, original: summary.original, bundle: summary.bundle };
     writeFileAtomic(path.join(out, MARKER), JSON.stringify(manifest, null, 2) + '\n');
     return summary;
   } finally {

@@ -12,6 +12,11 @@ const { alternateRuns } = require('../measure/alternate-runs.js');
 const { CommandError } = require('../errors.js');
 const { MARKER } = require('./output.js');
 const { treeSize } = require('../tree-size.js');
+const { askEach, targetOf } = require('../capture/request-driver.js');
+const { differentAnswer, varyingBodies } = require('../capture/same-answers.js');
+
+/** What the bundle is asked, and the app, when the user names nothing: a platform's first request. */
+const DEFAULT_REQUESTS = [{ method: 'GET', path: '/' }];
 
 /**
  * Files and bytes under `dir`, not following links, leaving out `skip` (absolute paths) and
@@ -98,12 +103,17 @@ function isolatedCopy(dir) {
  * @param {AbortSignal} [opts.signal]
  * @param {AbortSignal} [opts.force]
  * @param {(text: string) => void} [opts.onProgress] told as each phase begins
- * @returns {Promise<{ capture: object, reads: ReturnType<typeof startupReads>, timing: {
+ * @param {Array<{method: string, path: string}>} [opts.requests] asked of the app (its first two
+ *   timed starts) and of the bundle (its first), which must answer alike (default GET /)
+ * @returns {Promise<{ capture: object, reads: ReturnType<typeof startupReads>, answers: {
+ *   requests: Array<{method: string, path: string, status: number|null}>, statusOnly: string[] }, timing: {
  *   runs: number, order: {variant: 'original'|'bundle', readyAt: number, startedMs: number}[],
  *   original: number[], bundle: number[], originalMedian: number, bundleMedian: number,
  *   comparison: ReturnType<typeof compareSamples> & { factor: ReturnType<typeof ratioInterval> } } }>}
  *   order lists every timed start as it ran (startedMs: since the first one), original and
- *   bundle alternated; comparison is the bundle against the original
+ *   bundle alternated; comparison is the bundle against the original; answers: what was asked,
+ *   with the app's status, and the requests whose body the app itself gave differently in two starts
+ * @throws {CommandError} BUNDLE_ANSWERS_DIFFER when the bundle answers a request otherwise
  */
 async function verifyBundle(opts) {
   const base = {
@@ -129,28 +139,39 @@ async function verifyBundle(opts) {
     if (result.partial) throw new CommandError('interrupted while verifying the bundle', { exitCode: 130 });
 
     // Original, bundle, original, bundle, ...: a slow spell of a shared machine falls on both.
-    const timed = (variant, start) => ({
+    // The app answers the requests in its first two starts (a body that differs between them is
+    // compared by status only), the bundle in its first; asked after the ready moment, untimed.
+    const requests = opts.requests && opts.requests.length ? opts.requests : DEFAULT_REQUESTS;
+    const asked = { original: [], bundle: [] };
+    const ask = (r) => {
+      const target = targetOf(r.address);
+      return target ? askEach(target, requests) : Promise.resolve(null);
+    };
+    const timed = (variant, start, askedRounds) => ({
       name: variant,
       run: async ({ round }) => {
         if (variant === 'original') onProgress(`timing run ${round + 1}/${opts.runs}`);
-        const r = await start();
+        const r = await start(round < askedRounds ? ask : undefined);
         if (r.partial) throw new CommandError('interrupted while timing the bundle', { exitCode: 130 });
+        if (round < askedRounds) asked[variant].push(r.whileRunning);
         return r.readyAt;
       },
     });
     const measured = await alternateRuns({
       variants: [
-        timed('original', () => capture({ ...base, ...opts.original, timingOnly: true })),
-        timed('bundle', () => startBundle({ timingOnly: true })),
+        timed('original', (whileRunning) => capture({ ...base, ...opts.original, timingOnly: true, whileRunning }), 2),
+        timed('bundle', (whileRunning) => startBundle({ timingOnly: true, whileRunning }), 1),
       ],
       rounds: opts.runs,
     });
+    const answers = compareAnswers(asked, requests);
     const { original, bundle } = measured.samples;
     const order = measured.order.map((o) => ({ variant: o.variant, readyAt: o.value, startedMs: o.startedMs }));
     const comparison = { ...compareSamples(original, bundle), factor: ratioInterval(original, bundle) };
     return {
       capture: result,
       reads: startupReads(result),
+      answers,
       timing: {
         runs: opts.runs,
         order,
@@ -166,4 +187,26 @@ async function verifyBundle(opts) {
   }
 }
 
-module.exports = { verifyBundle, startupReads, readsNotSeen, dirSize };
+/**
+ * The bundle's answers against the app's: the same status, and the same body where the app's two
+ * starts gave one body.
+ * @throws {CommandError} BUNDLE_ANSWERS_DIFFER
+ */
+function compareAnswers(asked, requests) {
+  const [reference, again] = asked.original;
+  const shown = requests.map((r) => `${r.method} ${r.path}`);
+  if (!reference) {
+    throw new CommandError(`the app gave no address to ask ${shown.join(', ')}: the bundle's answers cannot be compared with it`, { code: 'BUNDLE_ANSWERS_DIFFER' });
+  }
+  const varying = varyingBodies(reference, again || null);
+  const changed = differentAnswer(reference, asked.bundle[0] || null, varying);
+  if (changed) {
+    throw new CommandError(`the bundle does not answer as the app does: ${changed}`, { code: 'BUNDLE_ANSWERS_DIFFER' });
+  }
+  return {
+    requests: reference.map(({ method, path: p, status }) => ({ method, path: p, status })),
+    statusOnly: [...varying].map((i) => shown[i]),
+  };
+}
+
+module.exports = { verifyBundle, DEFAULT_REQUESTS, startupReads, readsNotSeen, dirSize };

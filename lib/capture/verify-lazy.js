@@ -9,6 +9,7 @@ const path = require('path');
 const { compareSamples, ENOUGH_RUNS } = require('../stats.js');
 const { alternateRuns, STOP, DROP } = require('../measure/alternate-runs.js');
 const { LAZY_ENV } = require('../in-app/lazy-stand-in.cjs');
+const { differentAnswer } = require('./same-answers.js');
 
 /** Timed starts of each variant: as many as bench and bundle ask for to compare two ways of starting. */
 const VERIFY_RUNS = ENOUGH_RUNS;
@@ -120,21 +121,6 @@ function touchedAtStartup(touch, trial) {
   }
   const where = touch.at ? `${path.relative(path.dirname(trial.parent), touch.at.file) || path.basename(touch.at.file)}:${touch.at.line}` : 'an unknown place';
   return { verdict: 'dropped', reason: `startup uses it after all (first touched at ${where}, before ready)` };
-}
-
-/** How the answers with a stand-in differ from the app's own ('' when they do not). */
-function differentAnswer(reference, answers) {
-  if (!answers) return 'the app gave no address to ask';
-  for (let i = 0; i < reference.length; i++) {
-    const a = reference[i];
-    const b = answers[i];
-    if (!b || a.status !== b.status || a.body !== b.body || a.error !== b.error) {
-      const said = (x) => (x ? (x.error ? x.error : `status ${x.status}`) : 'nothing');
-      const what = a.status === (b && b.status) && !a.error && !(b && b.error) ? 'a different body' : `${said(b)} instead of ${said(a)}`;
-      return `${a.method} ${a.path} answered ${what}`;
-    }
-  }
-  return '';
 }
 
 module.exports = { verifyLazyAdvice, VERIFY_RUNS };

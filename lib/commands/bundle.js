@@ -3,7 +3,7 @@
 // lib/bundle/bundle-app.js (capture, externals, ncc, write, verify) and prints what it did.
 const path = require('path');
 const { builtinModules } = require('module');
-const { parseUntil, parseDuration, parseCount, listItems, captureOptions, captureOptionsFromArgv } = require('../options.js');
+const { parseUntil, parseDuration, parseCount, listItems, captureOptions, captureOptionsFromArgv, parseRequestLine } = require('../options.js');
 const { UsageError } = require('../errors.js');
 const { shellWord } = require('../shell-words.js');
 const { ENOUGH_RUNS } = require('../stats.js');
@@ -18,6 +18,7 @@ module.exports = {
     .option('auto-external', { type: 'boolean', default: true, describe: 'decide externals from what the app does at startup (--no-auto-external: only --external)' })
     .option('verify', { type: 'boolean', default: true, describe: 'start the bundle and compare it with the original (--no-verify to skip)' })
     .option('runs', { type: 'string', default: String(ENOUGH_RUNS), describe: 'timed starts of each, original and bundle (alternated), for the comparison' })
+    .option('request', { type: 'string', array: true, describe: 'a request the bundle must answer as the app does (status and body), e.g. "GET /healthz"; repeatable (default "GET /")' })
     .example('$0 bundle --out dist-bundle -- node --require ./tracing.js server.js', '')
     .example('$0 bundle --external sharp -- node dist/index.js', ''),
 
@@ -25,6 +26,8 @@ module.exports = {
     if (parseUntil(argv.until).mode !== 'listen') throw new UsageError('bundle verifies a server: only --until listen is supported');
     parseDuration(argv.timeout, '--timeout'); // a bad --timeout fails before anything runs
     const runs = parseCount(argv.runs, '--runs', 1);
+    const requests = [].concat(argv.request || []).map(parseRequestLine);
+    if (requests.length && argv.verify === false) throw new UsageError('--request is what the verification asks: not with --no-verify');
     const user = listItems(argv.external);
     for (const name of user) {
       if (!NAME.test(name)) throw new UsageError(`--external "${name}": give a package name such as express or @grpc/grpc-js`);
@@ -50,6 +53,7 @@ module.exports = {
       autoExternal: argv.autoExternal,
       verify: argv.verify,
       runs,
+      requests,
       signal: traps.signal,
       force: traps.force,
       onProgress: progress.phase,
@@ -94,6 +98,11 @@ function renderBundleSummary(s, ctx) {
     lines.push(`  ready after      ${formatMedianInterval(cmp.before).padStart(10)} original   ${formatMedianInterval(cmp.after).padStart(10)} bundle`);
     const verdict = formatComparison(cmp);
     lines.push(`  bundle           ${cmp.verdict === 'too few runs' ? `${verdict}: use --runs ${ENOUGH_RUNS} or more` : verdict}`);
+    if (s.answers) {
+      const { requests, statusOnly } = s.answers;
+      const asked = requests.map((r) => `${r.method} ${r.path} ${r.status === null ? 'no answer' : r.status}`).join(', ');
+      lines.push(`  answers          as the app's: ${asked}${statusOnly.length ? dim(` (status only for ${statusOnly.join(', ')}: the app's own body differs between starts)`) : ' (status and body)'}`);
+    }
     lines.push(`  files read       ${String(s.original.files).padStart(10)} original   ${String(s.bundle.files).padStart(10)} bundle`);
     lines.push(`  bytes read       ${size(s.original.bytes).padStart(10)} original   ${size(s.bundle.bytes).padStart(10)} bundle`);
     lines.push(`  on disk          ${size(s.original.size.bytes).padStart(10)} original   ${size(s.bundle.size.bytes).padStart(10)} bundle`);

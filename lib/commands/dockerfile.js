@@ -28,11 +28,13 @@ module.exports = {
     .option('entry', { type: 'string', describe: 'entry file, relative to the root (default: scripts.start, main, index.js/server.js/app.js)' })
     .option('distroless', { type: 'boolean', default: false, describe: 'run in a distroless image (node is its entrypoint)' })
     .option('snapshot', { type: 'boolean', default: false, describe: 'start from a snapshot of the startup modules, evaluated at build (pack --snapshot-blob; docs/snapshot.md)' })
+    .option('bundle', { type: 'boolean', default: false, describe: 'start an ncc bundle of the app (coldstart bundle), proven at build to answer GET / as the app does, from an archive with its code cache' })
     .option('lambda', { type: 'string', requiresArg: true, describe: 'a Lambda function\'s container image: its handler (handler.js:fn), started by aws-lambda-ric from node_modules, the preload serving what its init read' })
     .option('event', { type: 'string', requiresArg: true, describe: 'with --lambda: a JSON event whose first invocation pack runs too, so its files are served as well' })
     .example('$0 dockerfile > Dockerfile', '')
     .example('$0 dockerfile --distroless --out Dockerfile', '')
     .example('$0 dockerfile --snapshot > Dockerfile', '')
+    .example('$0 dockerfile --bundle --out Dockerfile', '')
     .example('$0 dockerfile --lambda handler.js:handler --event event.json > Dockerfile', '')
     .example('# print what was detected', '').example('$0 dockerfile --entry dist/server.js --json', ''),
   async run(argv, ctx) {
@@ -44,18 +46,22 @@ module.exports = {
     const root = path.resolve(ctx.cwd, argv.root || '.');
     if (argv.event != null && argv.lambda == null) throw new UsageError('--event is the first invocation of a --lambda function: give --lambda handler.js:fn too');
     if (argv.lambda != null) {
-      const other = ['entry', 'snapshot', 'distroless'].find((name) => argv[name]);
+      const other = ['entry', 'snapshot', 'distroless', 'bundle'].find((name) => argv[name]);
       if (other) throw new UsageError(`--${other} with --lambda: a Lambda image starts the handler through its runtime interface client; leave out --${other}`);
     }
     const description = detectProject({ root, entry: argv.entry, lambda: argv.lambda, event: argv.event, distroless: argv.distroless });
 
+    if (argv.snapshot && argv.bundle) throw new UsageError('--snapshot with --bundle: each is a way to start the app; leave out one of them');
     if (argv.snapshot) refuseSnapshot(description);
+    if (argv.bundle && description.binary) {
+      throw new UsageError(`--bundle: the app starts with the package binary ${description.binary} (scripts.start); a bundle starts node with an entry file: give it with --entry`);
+    }
     ctx.warnings.push(...description.warnings);
 
     const out = argv.out ? path.resolve(ctx.cwd, argv.out) : null;
     const fromRoot = out && path.relative(description.root, out);
     const dockerfile = out && (fromRoot.startsWith('..') || path.isAbsolute(fromRoot) ? out : fromRoot.split(path.sep).join('/'));
-    const text = renderDockerfile(description, { dockerfile, snapshot: argv.snapshot });
+    const text = renderDockerfile(description, { dockerfile, snapshot: argv.snapshot, bundle: argv.bundle });
 
     if (out) {
       const { writeFileAtomic } = require('../write-atomic.js');
@@ -76,7 +82,7 @@ module.exports = {
       const command = description.lambda ? `Lambda handler ${description.lambda.handler}` : description.appCommand.join(' ');
       ctx.stdout.write(`wrote ${path.relative(ctx.cwd, out) || out}: ${command} (${description.packageManager.name}, `
         + `node ${description.node.major}${description.typescript ? ', TypeScript build' : ''}`
-        + `${description.distroless ? ', distroless' : ''}${argv.snapshot ? ', startup snapshot' : ''})\n`);
+        + `${description.distroless ? ', distroless' : ''}${argv.snapshot ? ', startup snapshot' : ''}${argv.bundle ? ', ncc bundle' : ''})\n`);
     }
     return 0;
   },

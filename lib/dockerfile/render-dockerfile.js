@@ -2,6 +2,7 @@
 // A project description (detect-project.js) -> the text of a multi-stage Dockerfile: an optional
 // build stage, a pack stage that archives the startup files, a final stage that runs the app
 // through `coldstart start`. Same stages as dockerfile-snippets/, with the entry filled in.
+const path = require('node:path');
 const { shellWord } = require('../shell-words.js');
 
 
@@ -119,15 +120,57 @@ function lambdaStages(description, { appSource, n }) {
   ];
 }
 
+// Where the bundle stages keep the bundle: the app is packed and runs there.
+const BUNDLE_DIR = '/bundle';
+// Where the run stage of a bundle keeps coldstart (its start loads only Node's built-ins and its own files).
+const COLDSTART_DIR = '/coldstart';
+
+// The stages of `--bundle`: the app bundled with ncc, proven to answer as the app does, packed with
+// its code cache where it runs; the run stage holds the bundle and what it keeps external, no more.
+function bundleStages(description, { appCommand, appSource, n, distroless }) {
+  const { coldstartBin } = description;
+  const packageDir = path.posix.dirname(path.posix.dirname(coldstartBin));
+  const bundleCommand = ['node', coldstartBin, 'bundle', '--runs', '3', '--out', BUNDLE_DIR, '--', ...appCommand];
+  const packCommand = ['node', `/app/${coldstartBin}`, 'pack', '--code-cache', '--out', '/startup.tar', '--', ...appCommand];
+  const startArgs = [`${COLDSTART_DIR}/${path.posix.relative(packageDir, coldstartBin)}`, 'start', '--archive', '/startup.tar', '--', ...appCommand];
+  return [
+    `# ${n}. Bundle and pack: start the app once to learn what it loads, bundle that with ncc into`,
+    `#    ${BUNDLE_DIR} (what require hooks, native addons and runtime file reads need stays in node_modules`,
+    '#    beside it), then start the bundle standing alone and the app, alternately: the build stops here',
+    '#    when the bundle does not answer GET / as the app does (status, and body where the app\'s own is',
+    `#    the same at every start). Then pack the bundle's startup files with their code cache, in ${BUNDLE_DIR}.`,
+    '#    The app runs during the build: give settings it needs to start (not secrets) harmless values with ENV.',
+    'FROM ${NODE_IMAGE} AS pack',
+    'ENV NODE_ENV=production',
+    'WORKDIR /app',
+    appSource,
+    `RUN ${bundleCommand.map(shellWord).join(' ')}`,
+    `WORKDIR ${BUNDLE_DIR}`,
+    `RUN ${packCommand.map(shellWord).join(' ')}`,
+    '',
+    `# ${n + 1}. Run: the bundle at the path it was packed at, the archive, and coldstart (its start needs`,
+    '#    nothing but Node\'s built-ins): no node_modules but what the bundle keeps external.',
+    distroless ? 'FROM ${DISTROLESS_IMAGE}' : 'FROM ${NODE_IMAGE}',
+    'ENV NODE_ENV=production',
+    `WORKDIR ${BUNDLE_DIR}`,
+    `COPY --from=pack ${BUNDLE_DIR} ${BUNDLE_DIR}`,
+    `COPY --from=pack ${path.posix.join('/app', packageDir)} ${COLDSTART_DIR}`,
+    'COPY --from=pack /startup.tar /startup.tar',
+    '# Exec form: no shell between the container and node, so signals reach the app.',
+    distroless ? `CMD ${JSON.stringify(startArgs)}` : `CMD ${JSON.stringify(['node', ...startArgs])}`,
+  ];
+}
+
 /**
  * Renders the Dockerfile for a project description.
  * @param {ReturnType<typeof import('./detect-project.js').detectProject>} description
- * @param {{dockerfile?: string, snapshot?: boolean}} [options] dockerfile: the file's path from the
- *   project root, named in the build command comment when it is not ./Dockerfile; snapshot: start
- *   from a startup snapshot (`pack --snapshot-blob`) instead of `coldstart start`
+ * @param {{dockerfile?: string, snapshot?: boolean, bundle?: boolean}} [options] dockerfile: the file's
+ *   path from the project root, named in the build command comment when it is not ./Dockerfile;
+ *   snapshot: start from a startup snapshot (`pack --snapshot-blob`) instead of `coldstart start`;
+ *   bundle: `coldstart start` of an ncc bundle of the app, proven at build to answer as the app does
  * @returns {string}
  */
-function renderDockerfile(description, { dockerfile, snapshot = false } = {}) {
+function renderDockerfile(description, { dockerfile, snapshot = false, bundle = false } = {}) {
   const { node, typescript, distroless } = description;
   const { appCommand } = description;
   const { coldstartBin } = description;
@@ -140,6 +183,7 @@ function renderDockerfile(description, { dockerfile, snapshot = false } = {}) {
   const lines = [
     description.lambda ? `# The Lambda function ${description.lambda.handler}, with the files its init${description.lambda.event ? ' and first invocation' : ''} read packed at build time and served from memory by coldstart's preload`
       : snapshot ? `# ${shown}, started from a snapshot of its startup modules made at build time (\`pack --snapshot-blob\`)`
+        : bundle ? `# ${shown}, bundled with ncc at build time and started by \`coldstart start\` from an archive of the bundle's startup files`
         : `# ${shown}, with its startup files packed at build time and loaded by \`coldstart start\``,
     `# (written by coldstart dockerfile: ${description.lambda ? 'handler' : 'entry'} from ${description.entryFrom}; run it again if that changes).`,
     ...installLines(description),
@@ -152,6 +196,10 @@ function renderDockerfile(description, { dockerfile, snapshot = false } = {}) {
 
   if (snapshot) {
     lines.push(...snapshotRunStage(description, { appCommand, appSource, n: stage(1) }));
+    return lines.join('\n') + '\n';
+  }
+  if (bundle) {
+    lines.push(...bundleStages(description, { appCommand, appSource, n: stage(1), distroless }));
     return lines.join('\n') + '\n';
   }
   if (description.lambda) {
