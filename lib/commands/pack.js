@@ -92,7 +92,10 @@ function renderPackSummary(s) {
   const lines = [`coldstart: packed ${s.files} files, ${size(s.bytes)}${pct} into ${s.archive} (${size(s.archiveBytes)}) in ${ms(s.ms)}`];
   if (s.codeCache) {
     const how = s.codeCache.made === 'run' ? 'recorded at the ready moment' : 'compiled without running';
-    lines.push(`  code cache: ${s.codeCache.modules} modules, ${size(s.codeCache.bytes)}, ${how}`);
+    const { modules, esModules } = s.codeCache;
+    const kinds = esModules ? [modules && `${modules} CommonJS modules`, `${esModules} ES modules (Node's compile cache: their top-level code)`].filter(Boolean).join(' and ')
+      : `${modules} modules`;
+    lines.push(`  code cache: ${kinds}, ${size(s.codeCache.bytes)}, ${how}`);
   }
   if (s.check) lines.push(`  checked: its files alone, in an empty directory, started the app (ready at ${ms(s.check.readyAt)})`);
   if (s.snapshot && s.snapshot.file) {

@@ -82,7 +82,8 @@ function startupReport({ report, root = process.cwd(), archive = null, archiveRe
       phases: { archiveReady: round(archiveReadyMs), firstModule: round(firstModuleMs), ready: round(readyAt) },
       modules: loads.length,
       packages: [...packages].map(([name, p]) => ({ name, ms: round(p.ms), modules: p.modules })).sort((a, b) => b.ms - a.ms),
-      codeCache: stats && stats.cacheModules ? { hits: stats.cacheHits, rejected: stats.cacheRejected } : null,
+      // esm: ES modules given a code cache through Node's compile cache (V8's verdict is Node's to keep).
+      codeCache: stats && (stats.cacheModules || stats.esmCacheModules) ? { hits: stats.cacheHits, rejected: stats.cacheRejected, esm: stats.esmCacheModules || 0 } : null,
       // start's check of the packed files against the disk (null: --trust-archive, or no archive)
       checked: stats && stats.checked ? { files: stats.checked.files, trees: stats.checked.trees } : null,
       fromDisk: fromDisk.map((f) => ({ ...f, ms: round(f.ms), beforeReady: readyAt === null ? null : f.ms <= readyAt })),

@@ -120,7 +120,9 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
     root,
     files: files.length,
     bytes: written.bytes - written.generatedBytes,
-    codeCache: codeCache && { modules: Object.keys(codeCache.index.entries).length, bytes: codeCache.blob.length, made: codeCache.made },
+    codeCache: codeCache && {
+      modules: Object.keys(codeCache.index.entries).length, esModules: Object.keys(codeCache.index.esm || {}).length, bytes: codeCache.blob.length, made: codeCache.made,
+    },
     snapshot,
     check: checked,
     archiveBytes: written.archiveBytes,

@@ -5,6 +5,9 @@
 // or a duration, lib/in-app/ready-moment.cjs) V8 serialises each script with the functions that
 // ran by then, so the start in the container finds them compiled instead of compiling them
 // lazily, one by one.
+// ES modules: Node's own compile cache is turned on into out + '.esm' (Node 22.1+), and written
+// out at the ready moment too; pack takes the entries of the archive's ES modules from there
+// (code-cache-run.js), for start to hand back to Node (esm-code-cache.js).
 // Then the process exits: the run exists only to produce the cache.
 const fs = require('node:fs');
 const { joinCaches } = require('./code-cache.js');
@@ -18,10 +21,14 @@ const { onReadyMoment } = require('../in-app/ready-moment.cjs');
  */
 function codeCacheRecorder(out, until, settleMs = 0) {
   const scripts = new Map();
+  const Module = require('node:module');
+  const esm = typeof Module.enableCompileCache === 'function' && process.env.NODE_COMPILE_CACHE === undefined;
+  if (esm) Module.enableCompileCache(`${out}.esm`);
   let written = false;
   function write() {
     if (written) return;
     written = true;
+    if (esm && typeof Module.flushCompileCache === 'function') Module.flushCompileCache();
     const { blob, index } = joinCaches([...scripts].map(([rel, script]) => [rel, script.createCachedData()]));
     fs.writeFileSync(`${out}.bin`, blob);
     // The index last, and whole: when it is there, the blob is complete.

@@ -48,12 +48,17 @@ function loadIntoMemory({ root, archive, verify, report, quiet, started, warn, w
   const recorder = process.env[RECORD_ENV] ? startRecording() : null;
   const codeCache = found.codeCache && cacheCompiler().fitsThisV8(index && index.codeCache, archive, warn) ? found.codeCache : null;
   const { stats } = installMemoryLoader({ root, archive, files, index, codeCache, recorder, verify, packedAtMs, report, warn });
+  if (codeCache && index && index.codeCache && index.codeCache.esm) {
+    stats.esmCacheModules = require('./esm-code-cache.js').installEsmCodeCache({ root, entries: index.codeCache.esm, blob: codeCache, env: process.env });
+  }
   if (!quiet) {
     const { formatBytes, formatMs } = require('../format-units.js');
     const ms = formatMs(performance.now() - started);
     const resolutions = index ? `${index.resolutions.length + (index.esmResolutions || []).length} resolutions`
       : '0 resolutions: no startup index, packed with --manifest or by hand, so Node resolves';
-    const cached = stats.cacheModules ? `, code cache for ${stats.cacheModules} modules` : '';
+    const cachedKinds = stats.esmCacheModules ? [stats.cacheModules && `${stats.cacheModules} CommonJS`, `${stats.esmCacheModules} ES`].filter(Boolean).join(' and ')
+      : stats.cacheModules;
+    const cached = cachedKinds ? `, code cache for ${cachedKinds} modules` : '';
     const esm = stats.esmModules ? `, ${stats.esmModules} ES modules`
       : stats.esmFromDisk ? `; ${stats.esmFromDisk} ES modules read from disk: Node ${process.versions.node} has no in-thread loader hooks (22.15 and later do)`
         : stats.esmLeftToNode ? `; ${stats.esmLeftToNode} ES modules read from disk (loader hooks would slow its ${index.resolutions.length} CommonJS resolutions more than they save)` : '';
@@ -96,13 +101,14 @@ function startRecording() {
  *   collects every compiled module, to make a code cache after the app ran (pack --code-cache)
  * @param {(message: string) => void} options.warn
  * @param {'memory'|'snapshot'} [options.mode] how start serves the app, as a profile under it reads it
- * @returns {{ stats: { cacheModules: number, cacheHits: number, cacheRejected: number, esmModules: number,
+ * @returns {{ stats: { cacheModules: number, cacheHits: number, cacheRejected: number, esmCacheModules: number, esmModules: number,
  *   esmFromDisk: number, checked: ?{ files: number, trees: Array<{ tree: string, record: string, held: boolean }> } } }}
- *   esmFromDisk: ES modules left to Node's loader (no in-thread hooks); checked: null under --trust-archive
+ *   esmFromDisk: ES modules left to Node's loader (no in-thread hooks); esmCacheModules: ES modules whose
+ *   code cache Node's compile cache holds (set by loadIntoMemory); checked: null under --trust-archive
  */
 function installMemoryLoader({ root, archive = null, files, index, codeCache = null, recorder = null, verify, checked = null, packedAtMs = Infinity, report, warn, mode = 'memory' }) {
   // checked: the files compared with the disk one by one (a stat each) and the install records read.
-  const stats = { cacheModules: 0, cacheHits: 0, cacheRejected: 0, esmModules: 0, esmFromDisk: 0, checked: verify === 'none' ? checked : { files: 0, trees: [] } };
+  const stats = { cacheModules: 0, cacheHits: 0, cacheRejected: 0, esmCacheModules: 0, esmModules: 0, esmFromDisk: 0, checked: verify === 'none' ? checked : { files: 0, trees: [] } };
   // Loaded before the loader below is in place: its own files are not the app's.
   const timing = report ? require('../in-app/startup-report.cjs').startupReport({ report, root, archive, archiveReadyMs: performance.now(), stats }) : null;
   // Everything is keyed by root-relative path: nothing is joined or normalised up front.

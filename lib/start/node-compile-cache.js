@@ -1,14 +1,15 @@
 'use strict';
 // Node's own compile cache (NODE_COMPILE_CACHE=dir, Node 22.1+) misses without a word in three
-// common container setups. Node keeps it in dir/<version>-<arch>-<hex8 V8 cache tag>-<uid>/ and
-// names each file after a CRC-32 of the module type byte followed by the module's absolute path
-// (with NODE_COMPILE_CACHE_PORTABLE=1, Node 24.12+: the path relative to that subdirectory),
+// common container setups. Node keeps it in a subdirectory per Node version, V8 cache tag and uid,
+// an entry per module named after the module's path or URL (compile-cache-keys.js; with
+// NODE_COMPILE_CACHE_PORTABLE=1, Node 24.12+: the path relative to that subdirectory),
 // src/compile_cache.cc. So a cache built as root is not looked at by uid 1000, a cache built at
 // another path misses every key, and a cache built by another Node (or with other V8 flags) sits
 // in a directory this process never opens. `start` looks once, with a stat when all is well and
 // two readdirs when not, and never reads a cache file.
 const fs = require('node:fs');
 const path = require('node:path');
+const { moduleTypes, cacheKey, keyName, subdirName } = require('./compile-cache-keys.js');
 
 const SUBDIR = /^(v.+)-([^-]+)-([0-9a-f]{8})(?:-(\d+))?$/;
 const ANEW = 'so Node compiles every module anew';
@@ -75,8 +76,8 @@ function checkCompileCache({ env, cwd, entry, warn }) {
     // The main module is keyed by its real path, as Node loads it.
     let file = entry;
     try { file = fs.realpathSync.native(entry); } catch { /* keyed as given */ }
-    const keyed = portable ? path.relative(ownDir, file) : file;
-    const entryCached = moduleTypes(file).some((type) => fs.existsSync(path.join(ownDir, cacheKey(crc32, type, keyed))));
+    const keyed = (type) => (portable ? path.relative(ownDir, file) : keyName(type, file));
+    const entryCached = moduleTypes(file).some((type) => fs.existsSync(path.join(ownDir, cacheKey(crc32, type, keyed(type)))));
     if (entryCached) return;
     const problem = compileCacheProblem({
       dir, own, subdirs: names(path.dirname(ownDir)), entryCached, ownFiles: (names(ownDir) || []).length, entry: file, portable,
@@ -87,28 +88,10 @@ function checkCompileCache({ env, cwd, entry, warn }) {
   }
 }
 
-// The subdirectory Node opens when it cannot say (before 22.8, or it could not create it).
-function subdirName() {
-  const tag = require('node:v8').cachedDataVersionTag().toString(16).padStart(8, '0');
-  const uid = typeof process.getuid === 'function' ? `-${process.getuid()}` : '';
-  return `${process.version}-${process.arch}-${tag}${uid}`;
-}
-
 // NODE_COMPILE_CACHE_PORTABLE is read from Node 24.12 (and 25) on.
 function portableKeys(version) {
   const [major, minor] = version.split('.').map(Number);
   return major > 24 || (major === 24 && minor >= 12);
-}
-
-// The type byte Node hashes before the path: 0 CommonJS, 1 ES module; the likely one first.
-function moduleTypes(file) {
-  if (file.endsWith('.mjs')) return [1];
-  if (file.endsWith('.cjs')) return [0];
-  return [0, 1];
-}
-
-function cacheKey(crc32, type, filename) {
-  return crc32(filename, crc32(Buffer.from([type]))).toString(16).padStart(8, '0');
 }
 
 function names(dir) {
