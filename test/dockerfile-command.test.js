@@ -84,15 +84,46 @@ test('--snapshot: pack makes the snapshot in the run image and node starts from 
     'package.json': { name: 'api', scripts: { start: 'node --require ./tracing.js server.js' }, dependencies: { coldstart: '*' } },
     'server.js': '', 'tracing.js': '',
   });
+  const esm = project({
+    'package.json': { name: 'api', type: 'module', scripts: { start: 'node server.js' }, dependencies: { coldstart: '*' } },
+    'server.js': '',
+  });
   for (const [cwd, flags, pattern] of [
+    [esm, ['--snapshot'], /^coldstart: --snapshot: the entry server\.js is an ES module: the snapshot holds CommonJS modules .*; leave out --snapshot$/],
+    [dir, ['--snapshot', '--bundle'], /^coldstart: --snapshot with --bundle: each is a way to start the app; leave out one of them$/],
     [dir, ['--snapshot', '--distroless'], /^coldstart: --snapshot with --distroless: the snapshot must be made by the Node of the run image/],
-    [preloaded, ['--snapshot'], /^coldstart: --snapshot: the app starts with --require, a preload that must see the modules load/],
+    [preloaded, ['--snapshot'], /^coldstart: --snapshot: the app starts with --require \.\/tracing\.js: a preload \(an APM agent\) must see the modules load, .*; leave out --snapshot$/],
   ]) {
     const r = await runCli(['dockerfile', ...flags], { cwd });
     assert.equal(r.code, 2, r.stderr);
     assert.equal(r.stdout, '');
     assert.match(r.stderr.trim().split('\n').pop(), pattern);
   }
+});
+
+test('--bundle: the pack stage bundles (the proof runs in the build) and packs the bundle where it runs; the run stage holds the bundle, coldstart and the archive', async () => {
+  const dir = project({
+    'package.json': { name: 'api', scripts: { start: 'node --require ./tracing.js server.js' }, dependencies: { coldstart: '*' } },
+    'package-lock.json': '{}', 'server.js': '', 'tracing.js': '',
+  });
+  const { stdout, stderr } = await dockerfileText(dir, '--bundle');
+  assert.equal(stderr, '');
+  const runs = stdout.split('\n').filter((l) => l.startsWith('RUN '));
+  assert.deepEqual(runs, [
+    'RUN node node_modules/coldstart/bin/coldstart.js bundle --runs 3 --out /bundle -- node --require ./tracing.js server.js',
+    'RUN node /app/node_modules/coldstart/bin/coldstart.js pack --code-cache --out /startup.tar -- node --require ./tracing.js server.js',
+  ]);
+  assert.match(stdout, /^WORKDIR \/bundle\nRUN node \/app\//m, 'pack runs where the bundle runs');
+  const final = stdout.slice(stdout.lastIndexOf('FROM '));
+  assert.deepEqual(final.split('\n').filter((l) => l.startsWith('COPY ')), [
+    'COPY --from=pack /bundle /bundle', 'COPY --from=pack /app/node_modules/coldstart /coldstart', 'COPY --from=pack /startup.tar /startup.tar',
+  ], 'no node_modules of the app in the run stage');
+  assert.deepEqual(cmdOf(stdout), ['node', '/coldstart/bin/coldstart.js', 'start', '--archive', '/startup.tar', '--', 'node', '--require', './tracing.js', 'server.js']);
+  const distroless = await dockerfileText(dir, '--bundle', '--distroless');
+  assert.deepEqual(cmdOf(distroless.stdout), ['/coldstart/bin/coldstart.js', 'start', '--archive', '/startup.tar', '--', 'node', '--require', './tracing.js', 'server.js']);
+  const lambda = await runCli(['dockerfile', '--bundle', '--lambda', 'server.js:handler'], { cwd: dir });
+  assert.equal(lambda.code, 2);
+  assert.match(lambda.stderr, /^coldstart: --bundle with --lambda: /m);
 });
 
 test('main only, and the index.js fallback', async () => {

@@ -194,7 +194,6 @@ test('pack --snapshot-blob: an app that cannot have one is told why, keeps its a
     const cases = [
       [['--', 'node', 'ticks.js'], /no snapshot written: node_modules\/ticker\/index\.js starts work while it loads \(Timeout\) that is still going when the snapshot is taken, which a snapshot cannot carry over; the archive serves coldstart start as usual/],
       [['--', 'node', 'listens.js'], /no snapshot written: opens-socket\.js starts work while it loads \(TCPSERVERWRAP\) that is still going/],
-      [['--', 'node', '-r', './preload.js', 'server.js'], /no snapshot written: the app starts with -r \.\/preload\.js: a preload \(an APM agent\) must see the modules load/],
     ];
     for (const [args, reason] of cases) {
       const r = await pack(dir, args);
@@ -210,6 +209,31 @@ test('pack --snapshot-blob: an app that cannot have one is told why, keeps its a
     const { snapshot, warnings } = JSON.parse(json.stdout);
     assert.deepEqual(snapshot.refused, { file: 'node_modules/ticker/index.js', reason: 'starts work while it loads (Timeout) that is still going when the snapshot is taken, which a snapshot cannot carry over' });
     assert.ok(warnings.some((w) => w.code === 'PACK_SNAPSHOT_REFUSED'), json.stdout);
+  } finally {
+    rm(dir);
+  }
+});
+
+test('pack --snapshot-blob: a preload or an ES module entry is refused before the app runs: one line, exit 2, nothing written', async () => {
+  const dir = makeApp({
+    'preload.js': '// an APM agent would patch require here\n',
+    'esm/package.json': '{ "type": "module" }\n',
+    'esm/server.js': "throw new Error('the app must not run');\n",
+    'server.mjs': "throw new Error('the app must not run');\n",
+  });
+  try {
+    for (const [args, reason] of [
+      [['--', 'node', '-r', './preload.js', 'server.js'], /^coldstart: --snapshot-blob: no snapshot for this app: the app starts with -r \.\/preload\.js: a preload \(an APM agent\) must see the modules load, .*; leave out --snapshot-blob$/],
+      [['--', 'node', 'server.mjs'], /^coldstart: --snapshot-blob: no snapshot for this app: the entry server\.mjs is an ES module: the snapshot holds CommonJS modules/],
+      [['--', 'node', 'esm/server.js'], /^coldstart: --snapshot-blob: no snapshot for this app: the entry esm\/server\.js is an ES module/],
+    ]) {
+      const r = await pack(dir, args);
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr.trim(), reason);
+      assert.equal(fs.existsSync(path.join(dir, 'startup.tar')), false, 'no archive');
+      assert.equal(fs.existsSync(path.join(dir, 'startup.blob')), false, 'no snapshot');
+    }
   } finally {
     rm(dir);
   }

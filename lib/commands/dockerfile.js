@@ -12,12 +12,8 @@ function refuseSnapshot(description) {
   if (description.binary) {
     throw new UsageError(`--snapshot: the app starts with the package binary ${description.binary} (scripts.start); a snapshot starts node with an entry file: give it with --entry`);
   }
-  const { parseNodeCommand, PRELOAD_FLAGS } = require('../node-command.js');
-  const { flags } = parseNodeCommand(description.appCommand);
-  const preload = flags.find((flag) => PRELOAD_FLAGS.has(flag.name));
-  if (preload) {
-    throw new UsageError(`--snapshot: the app starts with ${preload.words[0]}, a preload that must see the modules load; in a snapshot they are loaded already`);
-  }
+  const refused = require('../pack/make-snapshot.js').refusedUpFront(description.appCommand, description.root);
+  if (refused) throw new UsageError(`--snapshot: ${refused}; leave out --snapshot`);
 }
 
 module.exports = {

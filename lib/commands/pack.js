@@ -32,6 +32,8 @@ module.exports = {
       if (argv.lambda != null && (snapshot || argv.manifest)) {
         throw new UsageError('--lambda packs what a run of the function reads: not with --manifest or --snapshot-blob');
       }
+      const refused = snapshot && argv.appCommand.length && require('../pack/make-snapshot.js').refusedUpFront(argv.appCommand, ctx.cwd);
+      if (refused) throw new UsageError(`--snapshot-blob: no snapshot for this app: ${refused}; leave out --snapshot-blob`);
       const { packApp } = require('../pack/pack-app.js');
       summary = await packApp({
         out,

@@ -21,6 +21,24 @@ const MAX_PASSES = 4;
 const BUILTIN_TABLES = { http: ['METHODS', 'STATUS_CODES'], http2: ['constants'] };
 
 /**
+ * Why the app cannot have a snapshot, from its command alone, before it runs: a preload that must
+ * see the modules load, or an ES module entry (by its extension or its package's type); null when
+ * nothing rules it out yet. pack and `coldstart dockerfile --snapshot` refuse these up front.
+ * @param {string[]} command `node [flags] entry [args]`
+ * @param {string} cwd where the command runs
+ * @returns {string|null}
+ */
+function refusedUpFront(command, cwd) {
+  const parsed = parseNodeCommand(command);
+  const preload = parsed.flags.find((f) => PRELOAD_FLAGS.has(f.name));
+  if (preload) return `the app starts with ${preload.words.join(' ')}: a preload (an APM agent) must see the modules load, and in a snapshot they are loaded already`;
+  if (!parsed.entry) return null;
+  const entry = path.resolve(cwd, parsed.entry);
+  const esm = entry.endsWith('.mjs') || (!entry.endsWith('.cjs') && require('../in-app/package-type.cjs').packageTypeReader()(entry) === 'module');
+  return esm ? `the entry ${parsed.entry} is an ES module: the snapshot holds CommonJS modules (coldstart start serves ES modules from memory, with a code cache for the larger ones)` : null;
+}
+
+/**
  * @param {object} options
  * @param {string} options.out the snapshot file to write
  * @param {string} options.archive the archive just written (the snapshot's start serves it)
@@ -36,10 +54,8 @@ const BUILTIN_TABLES = { http: ['METHODS', 'STATUS_CODES'], http2: ['constants']
  */
 async function makeSnapshot({ out, archive, root, files, order, index, codeCache = null, appRun }) {
   const parsed = parseNodeCommand(appRun.command);
-  const preload = parsed.flags.find((f) => PRELOAD_FLAGS.has(f.name));
-  if (preload) {
-    return { refused: { file: null, reason: `the app starts with ${preload.words.join(' ')}: a preload (an APM agent) must see the modules load, and in a snapshot they are loaded already` } };
-  }
+  const upFront = refusedUpFront(appRun.command, appRun.cwd);
+  if (upFront) return { refused: { file: null, reason: upFront } };
   const entry = path.resolve(appRun.cwd, parsed.entry);
   const entryRel = path.relative(root, entry).split(path.sep).join('/');
   // An entry that ends the process while it loads has no format recorded: only ES modules are turned away.
@@ -126,4 +142,4 @@ function builtinTables() {
   return tables;
 }
 
-module.exports = { makeSnapshot };
+module.exports = { refusedUpFront, makeSnapshot };
