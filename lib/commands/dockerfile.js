@@ -2,7 +2,7 @@
 // coldstart dockerfile: print a Dockerfile fitted to the project in the current directory (entry,
 // node flags, package manager, Node major, TypeScript build), with pack and `coldstart start` stages.
 const path = require('path');
-const { UsageError } = require('../errors.js');
+const { UsageError, CommandError } = require('../errors.js');
 
 // What pack --snapshot-blob would refuse, said before a Dockerfile is written.
 function refuseSnapshot(description) {
@@ -25,12 +25,17 @@ module.exports = {
     .option('distroless', { type: 'boolean', default: false, describe: 'run in a distroless image (node is its entrypoint)' })
     .option('snapshot', { type: 'boolean', default: false, describe: 'start from a snapshot of the startup modules, evaluated at build (pack --snapshot-blob; docs/snapshot.md)' })
     .option('bundle', { type: 'boolean', default: false, describe: 'start an ncc bundle of the app (coldstart bundle), proven at build to answer GET / as the app does, from an archive with its code cache' })
+    .option('choose', { type: 'boolean', default: false, describe: 'make both starts (the modules, the ncc bundle) here, prove each answers as plain node does, time them alternated beside plain node, Node\'s compile cache and the bundle with it, and write the faster; needs --out' })
+    .option('runs', { type: 'string', default: '7', describe: 'with --choose: timed starts of each' })
+    .option('request', { type: 'string', array: true, describe: 'with --choose: a request each start must answer as plain node does (status and body), e.g. "GET /healthz"; repeatable (default "GET /")' })
+    .option('timeout', { type: 'string', default: '60s', describe: 'with --choose: give up on a start not ready after this long' })
     .option('lambda', { type: 'string', requiresArg: true, describe: 'a Lambda function\'s container image: its handler (handler.js:fn), started by aws-lambda-ric from node_modules, the preload serving what its init read' })
     .option('event', { type: 'string', requiresArg: true, describe: 'with --lambda: a JSON event whose first invocation pack runs too, so its files are served as well' })
     .example('$0 dockerfile > Dockerfile', '')
     .example('$0 dockerfile --distroless --out Dockerfile', '')
     .example('$0 dockerfile --snapshot > Dockerfile', '')
     .example('$0 dockerfile --bundle --out Dockerfile', '')
+    .example('$0 dockerfile --choose --out Dockerfile', '')
     .example('$0 dockerfile --lambda handler.js:handler --event event.json > Dockerfile', '')
     .example('# print what was detected', '').example('$0 dockerfile --entry dist/server.js --json', ''),
   async run(argv, ctx) {
@@ -42,22 +47,27 @@ module.exports = {
     const root = path.resolve(ctx.cwd, argv.root || '.');
     if (argv.event != null && argv.lambda == null) throw new UsageError('--event is the first invocation of a --lambda function: give --lambda handler.js:fn too');
     if (argv.lambda != null) {
-      const other = ['entry', 'snapshot', 'distroless', 'bundle'].find((name) => argv[name]);
+      const other = ['entry', 'snapshot', 'distroless', 'bundle', 'choose'].find((name) => argv[name]);
       if (other) throw new UsageError(`--${other} with --lambda: a Lambda image starts the handler through its runtime interface client; leave out --${other}`);
     }
     const description = detectProject({ root, entry: argv.entry, lambda: argv.lambda, event: argv.event, distroless: argv.distroless });
 
     if (argv.snapshot && argv.bundle) throw new UsageError('--snapshot with --bundle: each is a way to start the app; leave out one of them');
     if (argv.snapshot) refuseSnapshot(description);
-    if (argv.bundle && description.binary) {
-      throw new UsageError(`--bundle: the app starts with the package binary ${description.binary} (scripts.start); a bundle starts node with an entry file: give it with --entry`);
+    const way = ['snapshot', 'bundle'].find((name) => argv[name]);
+    if (argv.choose && way) throw new UsageError(`--choose with --${way}: --choose picks the way to start; leave out one of them`);
+    if (argv.choose && !argv.out) throw new UsageError('--choose writes the Dockerfile it chose: give --out, e.g. --out Dockerfile');
+    if ((argv.bundle || argv.choose) && description.binary) {
+      throw new UsageError(`--${argv.bundle ? 'bundle' : 'choose'}: the app starts with the package binary ${description.binary} (scripts.start); a bundle starts node with an entry file: give it with --entry`);
     }
+    const choice = argv.choose ? await choose(argv, ctx, description) : null;
     ctx.warnings.push(...description.warnings);
 
     const out = argv.out ? path.resolve(ctx.cwd, argv.out) : null;
     const fromRoot = out && path.relative(description.root, out);
     const dockerfile = out && (fromRoot.startsWith('..') || path.isAbsolute(fromRoot) ? out : fromRoot.split(path.sep).join('/'));
-    const text = renderDockerfile(description, { dockerfile, snapshot: argv.snapshot, bundle: argv.bundle });
+    const bundle = argv.bundle || (choice && choice.chosen === 'bundle');
+    const text = renderDockerfile(description, { dockerfile, snapshot: argv.snapshot, bundle });
 
     if (out) {
       const { writeFileAtomic } = require('../write-atomic.js');
@@ -71,15 +81,36 @@ module.exports = {
       }
     }
     if (argv.json) {
-      ctx.stdout.write(JSON.stringify(out ? { ...description, out } : description, null, 2) + '\n');
+      ctx.stdout.write(JSON.stringify(out ? { ...description, out, ...(choice ? { choice } : {}) } : description, null, 2) + '\n');
     } else if (!out) {
       ctx.stdout.write(text);
     } else if (!argv.quiet) {
       const command = description.lambda ? `Lambda handler ${description.lambda.handler}` : description.appCommand.join(' ');
       ctx.stdout.write(`wrote ${path.relative(ctx.cwd, out) || out}: ${command} (${description.packageManager.name}, `
         + `node ${description.node.major}${description.typescript ? ', TypeScript build' : ''}`
-        + `${description.distroless ? ', distroless' : ''}${argv.snapshot ? ', startup snapshot' : ''}${argv.bundle ? ', ncc bundle' : ''})\n`);
+        + `${description.distroless ? ', distroless' : ''}${argv.snapshot ? ', startup snapshot' : ''}${bundle ? ', ncc bundle' : ''})\n`);
+      if (choice) ctx.stdout.write(require('../report/start-choice.js').renderStartChoice(choice, { color: ctx.color }));
     }
     return 0;
   },
 };
+
+/** --choose: the starts made and timed here (lib/dockerfile/choose-start.js); one line when none can be written. */
+async function choose(argv, ctx, description) {
+  const { parseCount, parseDuration, parseRequestLine } = require('../options.js');
+  const runs = parseCount(argv.runs, '--runs', 2);
+  const requests = [].concat(argv.request || []).map(parseRequestLine);
+  const timeoutMs = parseDuration(argv.timeout, '--timeout');
+  const { chooseStart } = require('../dockerfile/choose-start.js');
+  const { withInterrupts } = require('../interrupt.js');
+  const progress = require('../report/terminal-format.js').progress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
+  const choice = await withInterrupts((traps) => chooseStart({
+    root: description.root, command: description.appCommand, env: ctx.env, runs, requests: requests.length ? requests : undefined,
+    until: { mode: 'listen' }, timeoutMs, onProgress: progress.phase, signal: traps.signal, force: traps.force,
+  })).finally(progress.done);
+  if (!choice.chosen) {
+    const why = choice.rows.filter((r) => r.writes).map((r) => `${r.label}: ${r.problem || 'no run'}`).join('; ');
+    throw new CommandError(`--choose: no start coldstart writes answered as plain node does (${why}); no Dockerfile written`);
+  }
+  return choice;
+}

@@ -1,0 +1,172 @@
+'use strict';
+// coldstart dockerfile --choose: the starts a Dockerfile can give the app, made on this machine,
+// each proven to answer as plain node does, timed alternated, and the fastest one coldstart writes
+// chosen. What coldstart writes: `coldstart start` of the app's modules (the default Dockerfile) and
+// of its ncc bundle (--bundle). Timed beside them, as what a user would pick instead: plain node,
+// Node's compile cache alone, and the bundle with Node's compile cache. The app runs here, not in
+// a sandbox: the host's file system calls are cheap, so the gaps are narrower than under gVisor
+// (BENCHMARKS.md has both for the same apps).
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { alternateRuns, DROP } = require('../measure/alternate-runs.js');
+const { medianInterval, ratioInterval, compareSamples } = require('../stats.js');
+const { CommandError } = require('../errors.js');
+const { COLDSTART_BIN } = require('../paths.js');
+const { askEach, targetOf } = require('../capture/request-driver.js');
+const { differentAnswer, varyingBodies } = require('../capture/same-answers.js');
+
+/** The starts, in the order the table lists them. writes: the Dockerfile coldstart writes for it. */
+const STARTS = [
+  { name: 'plain', label: 'plain node' },
+  { name: 'compile-cache', label: "Node's compile cache alone", compileCache: true },
+  { name: 'bundle-compile-cache', label: "ncc bundle + Node's compile cache", bundle: true, compileCache: true },
+  { name: 'start', label: 'coldstart start of the modules', writes: 'modules', archive: 'modules.tar' },
+  { name: 'bundle-start', label: 'coldstart start of the ncc bundle', bundle: true, writes: 'bundle', archive: 'bundle.tar' },
+];
+const DEFAULT_REQUESTS = [{ method: 'GET', path: '/' }];
+const AT_READY = path.join(__dirname, '..', 'in-app', 'compile-cache-at-ready.cjs');
+
+/**
+ * @param {{root: string, command: string[], env: object, runs: number, requests?: Array<{method: string, path: string}>,
+ *   until: object, timeoutMs: number, onProgress?: (text: string) => void, signal?: AbortSignal, force?: AbortSignal}} options
+ *   command: `node [flags] entry [args]`, run in root
+ * @returns {Promise<{chosen: ?('modules'|'bundle'), rows: object[], versusBest: ?{name: string, comparison: object},
+ *   noise: boolean, runs: number, requests: object[]}>} rows: one per start, in STARTS order, with its samples
+ *   (ms to ready), median interval, ratio to plain, whether it answered as plain did and why not
+ */
+async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUESTS, until, timeoutMs, onProgress = () => {}, signal, force }) {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-choose-'));
+  const quiet = { write: () => true };
+  const base = { env, until, timeoutMs, stdout: quiet, stderr: quiet, signal, force };
+  const app = { command, cwd: root };
+  const problems = {}; // start name -> why it was not made or not proven
+  try {
+    onProgress('bundling the app with ncc');
+    let bundled = null;
+    try {
+      const { bundleApp } = require('../bundle/bundle-app.js');
+      const summary = await bundleApp({ ...base, ...app, root, out: path.join(work, 'bundle'), verify: false });
+      bundled = { command: summary.start.command, cwd: summary.start.cwd };
+    } catch (err) {
+      if (err.exitCode === 130) throw err;
+      problems['bundle-compile-cache'] = problems['bundle-start'] = `no bundle: ${err.message}`;
+    }
+    const where = (start) => (start.bundle ? bundled : app);
+    const { packApp } = require('../pack/pack-app.js');
+    for (const start of STARTS.filter((s) => s.archive && where(s))) {
+      onProgress(`packing ${start.bundle ? 'the bundle' : 'the modules'} with their code cache`);
+      const run = where(start);
+      try {
+        await packApp({ out: path.join(work, start.archive), cwd: run.cwd, capture: { ...base, ...run }, codeCache: 'run', check: false });
+      } catch (err) {
+        if (err.exitCode === 130) throw err;
+        problems[start.name] = `pack failed: ${err.message}`;
+      }
+    }
+    const canCache = typeof require('node:module').enableCompileCache === 'function';
+    for (const start of STARTS.filter((s) => s.compileCache && where(s))) {
+      if (!canCache) problems[start.name] = `Node ${process.versions.node} has no compile cache (22.1 and later)`;
+      else {
+        onProgress(`building Node's compile cache of ${start.bundle ? 'the bundle' : 'the app'}`);
+        const why = await buildCompileCache({ ...where(start), env, dir: path.join(work, start.name), until, timeoutMs });
+        if (why) problems[start.name] = why;
+      }
+    }
+
+    // Each start's command, where it was made; asked the requests in its first counted run, plain
+    // in its first two (a body it gives differently at each start is compared by status only).
+    const made = STARTS.filter((s) => !problems[s.name] && where(s));
+    const asked = Object.fromEntries(made.map((s) => [s.name, []]));
+    const ask = (r) => {
+      const target = targetOf(r.address);
+      return target ? askEach(target, requests) : Promise.resolve(null);
+    };
+    const { capture } = require('../capture/capture.js');
+    const variants = made.map((start) => {
+      const run = where(start);
+      const runCommand = start.archive ? [process.execPath, COLDSTART_BIN, 'start', '--quiet', '--archive', path.join(work, start.archive), '--', ...run.command] : run.command;
+      const runEnv = start.compileCache ? { ...env, NODE_COMPILE_CACHE: path.join(work, start.name) } : env;
+      const askedRounds = start.name === 'plain' ? 2 : 1;
+      return {
+        name: start.name,
+        run: async ({ round }) => {
+          if (start.name === 'plain') onProgress(`timing run ${round + 1}/${runs} of ${made.length} starts`);
+          try {
+            const r = await capture({ ...base, env: runEnv, command: runCommand, cwd: run.cwd, timingOnly: true, whileRunning: round < askedRounds ? ask : undefined });
+            if (round < askedRounds) asked[start.name].push(r.whileRunning);
+            return r.readyAt;
+          } catch (err) {
+            if (err.exitCode === 130) throw err;
+            problems[start.name] = `it did not start: ${err.message}`;
+            return { [DROP]: problems[start.name] };
+          }
+        },
+      };
+    });
+    const measured = await alternateRuns({ variants, rounds: runs, signal });
+    if (measured.partial) throw new CommandError('interrupted: no start chosen', { exitCode: 130 });
+
+    const [reference, again] = asked.plain || [];
+    if (!reference) throw new CommandError(`plain node did not answer ${requests.map((r) => `${r.method} ${r.path}`).join(', ')}: ${problems.plain || 'it gave no address to ask'}`);
+    const varying = varyingBodies(reference, again || null);
+    for (const start of made) {
+      if (start.name === 'plain' || problems[start.name]) continue;
+      const changed = differentAnswer(reference, asked[start.name][0] || null, varying);
+      if (changed) problems[start.name] = `it does not answer as plain node does: ${changed}`;
+    }
+    return decide({ samples: measured.samples, problems, runs, requests, reference });
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The rows of the table and the choice they make (pure). */
+function decide({ samples, problems, runs, requests, reference }) {
+  const plain = samples.plain || [];
+  const rows = STARTS.map((start) => {
+    const own = samples[start.name] || [];
+    const proven = !problems[start.name] && own.length > 0;
+    return {
+      name: start.name, label: start.label, writes: start.writes || null, proven, problem: problems[start.name] || null,
+      samples: own, median: own.length ? medianInterval(own) : null, ratio: own.length && plain.length ? ratioInterval(plain, own) : null,
+    };
+  });
+  const byMedian = (a, b) => a.median.median - b.median.median;
+  const written = rows.filter((r) => r.writes && r.proven).sort(byMedian);
+  let chosen = written[0] || null;
+  // Within the noise of each other, the modules: the app keeps its files, as its hooks and stack traces know them.
+  const modules = written.find((r) => r.writes === 'modules');
+  const noise = Boolean(chosen && modules && chosen !== modules && compareSamples(modules.samples, chosen.samples).verdict !== 'faster');
+  if (noise) chosen = modules;
+  const others = rows.filter((r) => !r.writes && r.proven).sort(byMedian);
+  const best = others[0];
+  return {
+    chosen: chosen ? chosen.writes : null,
+    rows,
+    noise,
+    versusBest: chosen && best ? { name: best.name, comparison: compareSamples(best.samples, chosen.samples) } : null,
+    runs,
+    requests: reference.map(({ method, path: p, status }) => ({ method, path: p, status })),
+  };
+}
+
+/**
+ * Node's compile cache for a command, built as an image build would: one run with NODE_COMPILE_CACHE
+ * up to the ready moment, then a normal exit, when Node writes it. Resolves to why not, or null.
+ */
+async function buildCompileCache({ command, cwd, env, dir, until, timeoutMs }) {
+  const { runInGroup } = require('../pack/run-in-group.js');
+  const { UNTIL_ENV, readyMomentEnv } = require('../in-app/ready-moment.cjs');
+  const { nodeOptionsWithPreload } = require('../capture/launch.js');
+  const node = command[0] === 'node' ? process.execPath : command[0];
+  const exit = await runInGroup(node, command.slice(1), {
+    cwd, timeoutMs, leftovers: [dir],
+    env: { ...env, NODE_COMPILE_CACHE: dir, NODE_OPTIONS: nodeOptionsWithPreload(AT_READY, env.NODE_OPTIONS), [UNTIL_ENV]: readyMomentEnv(until) },
+  });
+  if (exit.code === 0 && fs.existsSync(dir)) return null;
+  const last = exit.stderr.trim().split('\n').pop();
+  return `its compile cache could not be built: ${exit.timedOut ? 'not ready in time' : exit.error ? exit.error.message : `exit ${exit.code}${last ? `: ${last}` : ''}`}`;
+}
+
+module.exports = { chooseStart, decide, STARTS };
