@@ -266,12 +266,19 @@ test('--out writes the file atomically and names it in the build command; warnin
  * in a build context as a user's would be (the app, its packages, coldstart in node_modules).
  * Every step runs (no layer cache): the pack in the build is under test.
  */
-async function imageFromDockerfile(fixture, flags, tag) {
+async function imageFromDockerfile(fixture, flags, tag, { start } = {}) {
   const { assembleContext, buildImage } = require('../lib/docker.js');
   const app = copyFixture(fixture);
   dirs.push(app);
-  const r = await runCli(['dockerfile', ...flags, '--root', app, '--out', path.join(app, 'Dockerfile')]);
-  assert.equal(r.code, 0, r.stderr);
+  if (start) {
+    // A start only --choose writes, rendered as it renders it.
+    const { detectProject } = require('../lib/dockerfile/detect-project.js');
+    const { renderDockerfile } = require('../lib/dockerfile/render-dockerfile.js');
+    fs.writeFileSync(path.join(app, 'Dockerfile'), renderDockerfile(detectProject({ root: app }), { start }));
+  } else {
+    const r = await runCli(['dockerfile', ...flags, '--root', app, '--out', path.join(app, 'Dockerfile')]);
+    assert.equal(r.code, 0, r.stderr);
+  }
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-dockerfile-context-'));
   dirs.push(work);
   const context = assembleContext({ app, into: path.join(work, 'context') });
@@ -340,6 +347,33 @@ test('the --bundle Dockerfile for fixtures/express-app proves its bundle answers
     const report = /coldstart: serving (\d+) files, .* code cache for (\d+) modules/.exec(run.stderr);
     assert.ok(report, `no "coldstart: serving N files ... code cache" line: ${run.stderr}`);
     t.diagnostic(report[0]);
+  } finally {
+    await stopAllContainers();
+    await removeImage(tag);
+  }
+});
+
+test('the Dockerfile --choose writes for an ncc bundle with Node\'s compile cache builds the cache at build and starts the bundle from it under runc', { timeout: 240_000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  if (Number(process.versions.node.split('.')[0]) < 22) {
+    t.skip(`SKIPPED: the base image holds this Node (${process.version}), which has no compile cache (22.1 and later); CI runs this test on Node 22, 24 and 26`);
+    return;
+  }
+  const { runContainer, stopAllContainers } = require('../lib/docker.js');
+  const tag = `coldstart-test-dockerfile-bundle-cache:${process.pid}`;
+  try {
+    await imageFromDockerfile('express-app', [], tag, { start: 'bundle-compile-cache' });
+    // How many entries Node's cache holds in the image, then the image's own command.
+    const count = "const fs=require('fs');const d='/compile-cache/'+fs.readdirSync('/compile-cache')[0];console.log('entries '+fs.readdirSync(d).length)";
+    const run = await runContainer({
+      image: tag, runtime: 'runc', until: /express-app listening/, timeoutMs: 60_000,
+      args: ['sh', '-c', `node -e "${count}"; test -e /bundle/node_modules/express || echo no express; exec node server.js`],
+    });
+    assert.ok(run.matched, `never listened: exit ${run.code}\n${run.stdout}\n${run.stderr}`);
+    const entries = /entries (\d+)/.exec(run.stdout);
+    assert.ok(entries && Number(entries[1]) >= 1, `no compile cache in the image: ${run.stdout}`);
+    assert.match(run.stdout, /^no express$/m, 'express is inside the bundle');
+    assert.doesNotMatch(run.stderr, /coldstart/, 'nothing of coldstart runs');
   } finally {
     await stopAllContainers();
     await removeImage(tag);

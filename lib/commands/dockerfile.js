@@ -25,7 +25,7 @@ module.exports = {
     .option('distroless', { type: 'boolean', default: false, describe: 'run in a distroless image (node is its entrypoint)' })
     .option('snapshot', { type: 'boolean', default: false, describe: 'start from a snapshot of the startup modules, evaluated at build (pack --snapshot-blob; docs/snapshot.md)' })
     .option('bundle', { type: 'boolean', default: false, describe: 'start an ncc bundle of the app (coldstart bundle), proven at build to answer GET / as the app does, from an archive with its code cache' })
-    .option('choose', { type: 'boolean', default: false, describe: 'make both starts (the modules, the ncc bundle) here, prove each answers as plain node does, time them alternated beside plain node, Node\'s compile cache and the bundle with it, and write the faster; needs --out' })
+    .option('choose', { type: 'boolean', default: false, describe: 'make each way to start here (plain node, Node\'s compile cache, coldstart start of the modules, an ncc bundle with either), prove each answers as plain node does, time them alternated, and write the fastest; needs --out' })
     .option('runs', { type: 'string', default: '7', describe: 'with --choose: timed starts of each' })
     .option('request', { type: 'string', array: true, describe: 'with --choose: a request each start must answer as plain node does (status and body), e.g. "GET /healthz"; repeatable (default "GET /")' })
     .option('timeout', { type: 'string', default: '60s', describe: 'with --choose: give up on a start not ready after this long' })
@@ -66,8 +66,8 @@ module.exports = {
     const out = argv.out ? path.resolve(ctx.cwd, argv.out) : null;
     const fromRoot = out && path.relative(description.root, out);
     const dockerfile = out && (fromRoot.startsWith('..') || path.isAbsolute(fromRoot) ? out : fromRoot.split(path.sep).join('/'));
-    const bundle = argv.bundle || (choice && choice.chosen === 'bundle');
-    const text = renderDockerfile(description, { dockerfile, snapshot: argv.snapshot, bundle });
+    const start = choice ? choice.chosen : way || 'modules';
+    const text = renderDockerfile(description, { dockerfile, start });
 
     if (out) {
       const { writeFileAtomic } = require('../write-atomic.js');
@@ -88,11 +88,17 @@ module.exports = {
       const command = description.lambda ? `Lambda handler ${description.lambda.handler}` : description.appCommand.join(' ');
       ctx.stdout.write(`wrote ${path.relative(ctx.cwd, out) || out}: ${command} (${description.packageManager.name}, `
         + `node ${description.node.major}${description.typescript ? ', TypeScript build' : ''}`
-        + `${description.distroless ? ', distroless' : ''}${argv.snapshot ? ', startup snapshot' : ''}${bundle ? ', ncc bundle' : ''})\n`);
+        + `${description.distroless ? ', distroless' : ''}${start === 'modules' ? '' : `, ${START_NAMES[start]}`})\n`);
       if (choice) ctx.stdout.write(require('../report/start-choice.js').renderStartChoice(choice, { color: ctx.color }));
     }
     return 0;
   },
+};
+
+// How the summary line names each way to start but the default.
+const START_NAMES = {
+  snapshot: 'startup snapshot', bundle: 'ncc bundle', 'bundle-compile-cache': "ncc bundle with Node's compile cache",
+  'compile-cache': "Node's compile cache", plain: 'plain node',
 };
 
 /** --choose: the starts made and timed here (lib/dockerfile/choose-start.js); one line when none can be written. */
@@ -104,13 +110,15 @@ async function choose(argv, ctx, description) {
   const { chooseStart } = require('../dockerfile/choose-start.js');
   const { withInterrupts } = require('../interrupt.js');
   const progress = require('../report/terminal-format.js').progress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
+  // Node reads NODE_COMPILE_CACHE from 22.1 on: an image of an older Node cannot start that way.
+  const unwritable = description.node.major < 22 ? { 'compile-cache': `Node ${description.node.major} in the image has no compile cache`, 'bundle-compile-cache': `Node ${description.node.major} in the image has no compile cache` } : {};
   const choice = await withInterrupts((traps) => chooseStart({
-    root: description.root, command: description.appCommand, env: ctx.env, runs, requests: requests.length ? requests : undefined,
+    root: description.root, command: description.appCommand, env: ctx.env, runs, requests: requests.length ? requests : undefined, unwritable,
     until: { mode: 'listen' }, timeoutMs, onProgress: progress.phase, signal: traps.signal, force: traps.force,
   })).finally(progress.done);
   if (!choice.chosen) {
-    const why = choice.rows.filter((r) => r.writes).map((r) => `${r.label}: ${r.problem || 'no run'}`).join('; ');
-    throw new CommandError(`--choose: no start coldstart writes answered as plain node does (${why}); no Dockerfile written`);
+    const why = choice.rows.map((r) => `${r.label}: ${r.problem || 'no run'}`).join('; ');
+    throw new CommandError(`--choose: no start could be written (${why}); no Dockerfile written`);
   }
   return choice;
 }

@@ -1,10 +1,10 @@
 'use strict';
-// coldstart dockerfile --choose: the starts a Dockerfile can give the app, made on this machine,
-// each proven to answer as plain node does, timed alternated, and the fastest one coldstart writes
-// chosen. What coldstart writes: `coldstart start` of the app's modules (the default Dockerfile) and
-// of its ncc bundle (--bundle). Timed beside them, as what a user would pick instead: plain node,
-// Node's compile cache alone, and the bundle with Node's compile cache. The app runs here, not in
-// a sandbox: the host's file system calls are cheap, so the gaps are narrower than under gVisor
+// coldstart dockerfile --choose: the ways a Dockerfile can start the app, made on this machine,
+// each proven to answer as plain node does, timed alternated, and the fastest written: plain node,
+// Node's compile cache alone, `coldstart start` of the app's modules (the default Dockerfile), an ncc
+// bundle with Node's compile cache, and `coldstart start` of that bundle (--bundle). Within the
+// noise of the fastest, the first of them in that order: the simpler image. The app runs here, not
+// in a sandbox: the host's file system calls are cheap, so the gaps are narrower than under gVisor
 // (BENCHMARKS.md has both for the same apps).
 const fs = require('node:fs');
 const os = require('node:os');
@@ -16,12 +16,15 @@ const { COLDSTART_BIN } = require('../paths.js');
 const { askEach, targetOf } = require('../capture/request-driver.js');
 const { differentAnswer, varyingBodies } = require('../capture/same-answers.js');
 
-/** The starts, in the order the table lists them. writes: the Dockerfile coldstart writes for it. */
+/**
+ * The starts, in the order the table lists them and ties go: the simpler image first. writes: the
+ * Dockerfile that starts the app so (render-dockerfile.js STARTS).
+ */
 const STARTS = [
-  { name: 'plain', label: 'plain node' },
-  { name: 'compile-cache', label: "Node's compile cache alone", compileCache: true },
-  { name: 'bundle-compile-cache', label: "ncc bundle + Node's compile cache", bundle: true, compileCache: true },
+  { name: 'plain', label: 'plain node', writes: 'plain' },
+  { name: 'compile-cache', label: "Node's compile cache alone", compileCache: true, writes: 'compile-cache' },
   { name: 'start', label: 'coldstart start of the modules', writes: 'modules', archive: 'modules.tar' },
+  { name: 'bundle-compile-cache', label: "ncc bundle + Node's compile cache", bundle: true, compileCache: true, writes: 'bundle-compile-cache' },
   { name: 'bundle-start', label: 'coldstart start of the ncc bundle', bundle: true, writes: 'bundle', archive: 'bundle.tar' },
 ];
 const DEFAULT_REQUESTS = [{ method: 'GET', path: '/' }];
@@ -29,13 +32,16 @@ const AT_READY = path.join(__dirname, '..', 'in-app', 'compile-cache-at-ready.cj
 
 /**
  * @param {{root: string, command: string[], env: object, runs: number, requests?: Array<{method: string, path: string}>,
- *   until: object, timeoutMs: number, onProgress?: (text: string) => void, signal?: AbortSignal, force?: AbortSignal}} options
- *   command: `node [flags] entry [args]`, run in root
- * @returns {Promise<{chosen: ?('modules'|'bundle'), rows: object[], versusBest: ?{name: string, comparison: object},
- *   noise: boolean, runs: number, requests: object[]}>} rows: one per start, in STARTS order, with its samples
- *   (ms to ready), median interval, ratio to plain, whether it answered as plain did and why not
+ *   unwritable?: Object<string, string>, until: object, timeoutMs: number, onProgress?: (text: string) => void,
+ *   signal?: AbortSignal, force?: AbortSignal}} options
+ *   command: `node [flags] entry [args]`, run in root; unwritable: starts timed but not to be written, with why
+ * @returns {Promise<{chosen: ?string, rows: object[], fastest: ?{name: string, comparison: object},
+ *   runs: number, requests: object[]}>} chosen: the Dockerfile to write (render-dockerfile.js STARTS);
+ *   rows: one per start, in STARTS order, with its samples (ms to ready), median interval, ratio to
+ *   plain, whether it answered as plain did and why not; fastest: the fastest start by its median,
+ *   and the chosen one against it when they differ
  */
-async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUESTS, until, timeoutMs, onProgress = () => {}, signal, force }) {
+async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUESTS, unwritable = {}, until, timeoutMs, onProgress = () => {}, signal, force }) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-choose-'));
   const quiet = { write: () => true };
   const base = { env, until, timeoutMs, stdout: quiet, stderr: quiet, signal, force };
@@ -115,41 +121,42 @@ async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUES
       const changed = differentAnswer(reference, asked[start.name][0] || null, varying);
       if (changed) problems[start.name] = `it does not answer as plain node does: ${changed}`;
     }
-    return decide({ samples: measured.samples, problems, runs, requests, reference });
+    return decide({ samples: measured.samples, problems, unwritable, runs, requests, reference });
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
 }
 
-/** The rows of the table and the choice they make (pure). */
-function decide({ samples, problems, runs, requests, reference }) {
+/**
+ * The rows of the table and the choice they make (pure): the fastest proven start by its median,
+ * or the first start before it in STARTS order within the noise of it.
+ */
+function decide({ samples, problems, unwritable = {}, runs, requests, reference }) {
   const plain = samples.plain || [];
   const rows = STARTS.map((start) => {
     const own = samples[start.name] || [];
     const proven = !problems[start.name] && own.length > 0;
     return {
-      name: start.name, label: start.label, writes: start.writes || null, proven, problem: problems[start.name] || null,
+      name: start.name, label: start.label, writes: unwritable[start.name] ? null : start.writes, proven,
+      problem: problems[start.name] || (unwritable[start.name] ? `timed only: ${unwritable[start.name]}` : null),
       samples: own, median: own.length ? medianInterval(own) : null, ratio: own.length && plain.length ? ratioInterval(plain, own) : null,
     };
   });
-  const byMedian = (a, b) => a.median.median - b.median.median;
-  const written = rows.filter((r) => r.writes && r.proven).sort(byMedian);
-  let chosen = written[0] || null;
-  // Within the noise of each other, the modules: the app keeps its files, as its hooks and stack traces know them.
-  const modules = written.find((r) => r.writes === 'modules');
-  const noise = Boolean(chosen && modules && chosen !== modules && compareSamples(modules.samples, chosen.samples).verdict !== 'faster');
-  if (noise) chosen = modules;
-  const others = rows.filter((r) => !r.writes && r.proven).sort(byMedian);
-  const best = others[0];
+  const candidates = rows.filter((r) => r.writes && r.proven);
+  if (!candidates.length) return { chosen: null, rows, fastest: null, runs, requests: answered(reference) };
+  const fastest = [...candidates].sort((a, b) => a.median.median - b.median.median)[0];
+  // Too few runs to tell is no tie: the fastest median stands.
+  const chosen = candidates.find((r) => r === fastest || compareSamples(fastest.samples, r.samples).verdict === 'noise');
   return {
-    chosen: chosen ? chosen.writes : null,
+    chosen: chosen.writes,
     rows,
-    noise,
-    versusBest: chosen && best ? { name: best.name, comparison: compareSamples(best.samples, chosen.samples) } : null,
+    fastest: chosen === fastest ? { name: fastest.name } : { name: fastest.name, comparison: compareSamples(fastest.samples, chosen.samples) },
     runs,
-    requests: reference.map(({ method, path: p, status }) => ({ method, path: p, status })),
+    requests: answered(reference),
   };
 }
+
+const answered = (reference) => reference.map(({ method, path: p, status }) => ({ method, path: p, status }));
 
 /**
  * Node's compile cache for a command, built as an image build would: one run with NODE_COMPILE_CACHE

@@ -127,18 +127,22 @@ const COLDSTART_DIR = '/coldstart';
 
 // The stages of `--bundle`: the app bundled with ncc, proven to answer as the app does, packed with
 // its code cache where it runs; the run stage holds the bundle and what it keeps external, no more.
-function bundleStages(description, { appCommand, appSource, n, distroless }) {
+// With compileCache (a start --choose may write), Node's compile cache of the bundle instead.
+function bundleStages(description, { appCommand, appSource, n, distroless, compileCache }) {
   const { coldstartBin } = description;
   const packageDir = path.posix.dirname(path.posix.dirname(coldstartBin));
   const bundleCommand = ['node', coldstartBin, 'bundle', '--runs', '3', '--out', BUNDLE_DIR, '--', ...appCommand];
-  const packCommand = ['node', `/app/${coldstartBin}`, 'pack', '--code-cache', '--out', '/startup.tar', '--', ...appCommand];
-  const startArgs = [`${COLDSTART_DIR}/${path.posix.relative(packageDir, coldstartBin)}`, 'start', '--archive', '/startup.tar', '--', ...appCommand];
-  return [
-    `# ${n}. Bundle and pack: start the app once to learn what it loads, bundle that with ncc into`,
-    `#    ${BUNDLE_DIR} (what require hooks, native addons and runtime file reads need stays in node_modules`,
-    '#    beside it), then start the bundle standing alone and the app, alternately: the build stops here',
-    '#    when the bundle does not answer GET / as the app does (status, and body where the app\'s own is',
-    `#    the same at every start). Then pack the bundle's startup files with their code cache, in ${BUNDLE_DIR}.`,
+  const then = compileCache
+    ? [`#    Then run the bundle once up to its first listen with Node's compile cache on (${COMPILE_CACHE_DIR}),`,
+      `#    as root and at ${BUNDLE_DIR}, as the run stage starts it.`]
+    : [`#    Then pack the bundle's startup files with their code cache, in ${BUNDLE_DIR}.`];
+  const bundleStage = [
+    `# ${n}. Bundle: start the app once to learn what it loads, bundle that with ncc into ${BUNDLE_DIR} (what`,
+    '#    require hooks, native addons and runtime file reads need stays in node_modules beside it), then',
+    '#    start the bundle standing alone and the app, alternately: the build stops here when the bundle',
+    '#    does not answer GET / as the app does (status, and body where the app\'s own is the same at every',
+    '#    start).',
+    ...then,
     '#    The app runs during the build: give settings it needs to start (not secrets) harmless values with ENV.',
     'FROM ${NODE_IMAGE} AS pack',
     'ENV NODE_ENV=production',
@@ -146,6 +150,19 @@ function bundleStages(description, { appCommand, appSource, n, distroless }) {
     appSource,
     `RUN ${bundleCommand.map(shellWord).join(' ')}`,
     `WORKDIR ${BUNDLE_DIR}`,
+  ];
+  if (compileCache) {
+    return [
+      ...bundleStage,
+      compileCacheRun(`/app/${packageDir}`, appCommand),
+      '',
+      ...compileCacheRunStage({ n: n + 1, distroless, appCommand, dir: BUNDLE_DIR, sources: [`COPY --from=pack ${BUNDLE_DIR} ${BUNDLE_DIR}`] }),
+    ];
+  }
+  const packCommand = ['node', `/app/${coldstartBin}`, 'pack', '--code-cache', '--out', '/startup.tar', '--', ...appCommand];
+  const startArgs = [`${COLDSTART_DIR}/${path.posix.relative(packageDir, coldstartBin)}`, 'start', '--archive', '/startup.tar', '--', ...appCommand];
+  return [
+    ...bundleStage,
     `RUN ${packCommand.map(shellWord).join(' ')}`,
     '',
     `# ${n + 1}. Run: the bundle at the path it was packed at, the archive, and coldstart (its start needs`,
@@ -161,16 +178,84 @@ function bundleStages(description, { appCommand, appSource, n, distroless }) {
   ];
 }
 
+// Where the images that start the app with Node's compile cache keep it.
+const COMPILE_CACHE_DIR = '/compile-cache';
+
+// The RUN line that builds Node's compile cache: the app started once, up to its first listen,
+// with coldstart's preload that then ends it normally (Node writes its cache at exit).
+function compileCacheRun(packageDir, appCommand) {
+  const preload = `${packageDir}/lib/in-app/compile-cache-at-ready.cjs`;
+  return `RUN NODE_COMPILE_CACHE=${COMPILE_CACHE_DIR} NODE_OPTIONS=--require=${preload} ${appCommand.map(shellWord).join(' ')}`;
+}
+
+// The run stage of a start with Node's compile cache: no coldstart in it.
+function compileCacheRunStage({ n, distroless, appCommand, dir, sources }) {
+  return [
+    `# ${n}. Run: the app at the path and as the user the cache was built with (another path or uid misses`,
+    '#    every entry, without a word), with Node\'s compile cache. Nothing of coldstart runs here.',
+    distroless ? 'FROM ${DISTROLESS_IMAGE}' : 'FROM ${NODE_IMAGE}',
+    `ENV NODE_ENV=production NODE_COMPILE_CACHE=${COMPILE_CACHE_DIR}`,
+    `WORKDIR ${dir}`,
+    ...sources,
+    `COPY --from=pack ${COMPILE_CACHE_DIR} ${COMPILE_CACHE_DIR}`,
+    '# Exec form: no shell between the container and node, so signals reach the app.',
+    `CMD ${JSON.stringify(distroless ? appCommand.slice(1) : appCommand)}`,
+  ];
+}
+
+// The stages of plain node, and of plain node with Node's compile cache built at build time.
+function plainStages(description, { appCommand, appSource, n, distroless, compileCache }) {
+  if (!compileCache) {
+    return [
+      `# ${n}. Run: plain node; measured (coldstart dockerfile --choose) no slower than the others for this app.`,
+      distroless ? 'FROM ${DISTROLESS_IMAGE}' : 'FROM ${NODE_IMAGE}',
+      'ENV NODE_ENV=production',
+      'WORKDIR /app',
+      appSource,
+      '# Exec form: no shell between the container and node, so signals reach the app.',
+      `CMD ${JSON.stringify(distroless ? appCommand.slice(1) : appCommand)}`,
+    ];
+  }
+  const packageDir = path.posix.dirname(path.posix.dirname(description.coldstartBin));
+  return [
+    `# ${n}. Compile cache: run the app once up to its first listen with Node's compile cache on`,
+    `#    (${COMPILE_CACHE_DIR}), as root and at /app, as the run stage starts it. The app runs during the`,
+    '#    build: give settings it needs to start (not secrets) harmless values with ENV.',
+    'FROM ${NODE_IMAGE} AS pack',
+    'ENV NODE_ENV=production',
+    'WORKDIR /app',
+    appSource,
+    compileCacheRun(`/app/${packageDir}`, appCommand),
+    '',
+    ...compileCacheRunStage({ n: n + 1, distroless, appCommand, dir: '/app', sources: [appSource] }),
+  ];
+}
+
+// The ways an image can start the app, and the first line of each Dockerfile.
+const HEADLINES = {
+  modules: 'with its startup files packed at build time and loaded by `coldstart start`',
+  snapshot: 'started from a snapshot of its startup modules made at build time (`pack --snapshot-blob`)',
+  bundle: "bundled with ncc at build time and started by `coldstart start` from an archive of the bundle's startup files",
+  'bundle-compile-cache': "bundled with ncc at build time and started with Node's compile cache made then",
+  'compile-cache': "started with Node's compile cache made at build time",
+  plain: 'started by plain node',
+};
+const STARTS = Object.keys(HEADLINES);
+
 /**
  * Renders the Dockerfile for a project description.
  * @param {ReturnType<typeof import('./detect-project.js').detectProject>} description
- * @param {{dockerfile?: string, snapshot?: boolean, bundle?: boolean}} [options] dockerfile: the file's
- *   path from the project root, named in the build command comment when it is not ./Dockerfile;
- *   snapshot: start from a startup snapshot (`pack --snapshot-blob`) instead of `coldstart start`;
- *   bundle: `coldstart start` of an ncc bundle of the app, proven at build to answer as the app does
+ * @param {{dockerfile?: string, start?: string}} [options] dockerfile: the file's path from the
+ *   project root, named in the build command comment when it is not ./Dockerfile; start, the way
+ *   the image starts the app (STARTS): 'modules' (`coldstart start` of the app's files, the
+ *   default), 'snapshot' (a startup snapshot, `pack --snapshot-blob`), 'bundle' (`coldstart start`
+ *   of an ncc bundle, proven at build to answer as the app does), 'bundle-compile-cache' (that
+ *   bundle with Node's compile cache), 'compile-cache' (the app with Node's compile cache), 'plain'
  * @returns {string}
  */
-function renderDockerfile(description, { dockerfile, snapshot = false, bundle = false } = {}) {
+function renderDockerfile(description, { dockerfile, start = 'modules' } = {}) {
+  if (!STARTS.includes(start)) throw new TypeError(`renderDockerfile: unknown start ${start}`);
+  const snapshot = start === 'snapshot';
   const { node, typescript, distroless } = description;
   const { appCommand } = description;
   const { coldstartBin } = description;
@@ -182,9 +267,7 @@ function renderDockerfile(description, { dockerfile, snapshot = false, bundle = 
 
   const lines = [
     description.lambda ? `# The Lambda function ${description.lambda.handler}, with the files its init${description.lambda.event ? ' and first invocation' : ''} read packed at build time and served from memory by coldstart's preload`
-      : snapshot ? `# ${shown}, started from a snapshot of its startup modules made at build time (\`pack --snapshot-blob\`)`
-        : bundle ? `# ${shown}, bundled with ncc at build time and started by \`coldstart start\` from an archive of the bundle's startup files`
-        : `# ${shown}, with its startup files packed at build time and loaded by \`coldstart start\``,
+      : `# ${shown}, ${HEADLINES[start]}`,
     `# (written by coldstart dockerfile: ${description.lambda ? 'handler' : 'entry'} from ${description.entryFrom}; run it again if that changes).`,
     ...installLines(description),
     ...buildCommandLines(description, dockerfile),
@@ -198,8 +281,12 @@ function renderDockerfile(description, { dockerfile, snapshot = false, bundle = 
     lines.push(...snapshotRunStage(description, { appCommand, appSource, n: stage(1) }));
     return lines.join('\n') + '\n';
   }
-  if (bundle) {
-    lines.push(...bundleStages(description, { appCommand, appSource, n: stage(1), distroless }));
+  if (start === 'bundle' || start === 'bundle-compile-cache') {
+    lines.push(...bundleStages(description, { appCommand, appSource, n: stage(1), distroless, compileCache: start === 'bundle-compile-cache' }));
+    return lines.join('\n') + '\n';
+  }
+  if (start === 'compile-cache' || start === 'plain') {
+    lines.push(...plainStages(description, { appCommand, appSource, n: stage(1), distroless, compileCache: start === 'compile-cache' }));
     return lines.join('\n') + '\n';
   }
   if (description.lambda) {
@@ -237,4 +324,4 @@ function renderDockerfile(description, { dockerfile, snapshot = false, bundle = 
   return lines.join('\n') + '\n';
 }
 
-module.exports = { renderDockerfile };
+module.exports = { renderDockerfile, STARTS };
