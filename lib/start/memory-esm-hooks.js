@@ -10,6 +10,8 @@
 // googleapis + firebase-admin app 48 ms over its 2,243 CommonJS resolutions (about 21 µs each) to
 // serve its 3 ES modules, and save about 1.8 ms per ES module they serve (a 300-module ES module
 // app: 876 -> 323 ms, their own setup included). BENCHMARKS.md, "ES module hooks".
+const path = require('node:path');
+
 const HOOK_COST_PER_RESOLUTION_MS = 0.021;
 const HOOK_SAVING_PER_ES_MODULE_MS = 1.8;
 
@@ -25,11 +27,15 @@ function esmHooksPay(esModules, commonJsResolutions) {
  */
 function memoryEsmHooks(resolutions, sources) {
   const { pathToFileURL } = require('node:url'); // not loaded where the hooks do not pay
+  // A path of characters a file: URL keeps as they are is its URL after "file://": pathToFileURL
+  // (a URL parse each) only for the others, and on Windows.
+  const plain = path.sep === '/' ? /^\/[\w./@+-]*$/ : null;
+  const urlOf = (file) => (plain && plain.test(file) ? `file://${file}` : pathToFileURL(file).href);
   const byKey = new Map();
   for (const [parent, specifier, file] of resolutions) {
-    byKey.set(`${pathToFileURL(parent).href}\0${specifier}`, pathToFileURL(file).href);
+    byKey.set(`${urlOf(parent)}\0${specifier}`, urlOf(file));
   }
-  const byUrl = new Map(sources.map(([file, source]) => [pathToFileURL(file).href, source]));
+  const byUrl = new Map(sources.map(([file, source]) => [urlOf(file), source]));
   return {
     resolve(specifier, context, nextResolve) {
       const url = context.parentURL && byKey.get(`${context.parentURL}\0${specifier}`);

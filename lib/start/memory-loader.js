@@ -118,6 +118,9 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
     ? (abs) => (abs.startsWith(prefix) ? abs.slice(prefix.length) : undefined)
     : (abs) => (abs.startsWith(prefix) ? abs.slice(prefix.length).split(path.sep).join('/') : undefined);
   const dirRelOf = (dir) => (dir === rootDir ? '.' : relOf(dir));
+  // A root-relative path of the index (normalised, checked not to leave the root) made absolute
+  // without path.join's normalising: thousands at each start.
+  const absOf = path.sep === '/' ? (rel) => prefix + rel : (rel) => prefix + rel.split('/').join(path.sep);
   const formats = (index && index.formats) || {};
   const formatOf = (rel) => (rel !== undefined && Object.hasOwn(formats, rel) ? formats[rel] : undefined);
   const cacheEntries = (index && codeCache && index.codeCache && index.codeCache.entries) || {};
@@ -189,7 +192,7 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
       const fromRel = from && dirRelOf(from);
       const to = fromRel !== undefined && resolutions.get(`${fromRel}\0${request}`);
       if (to) {
-        const hit = prefix + (path.sep === '/' ? to : to.split('/').join(path.sep));
+        const hit = absOf(to);
         if (usable(hit, to) && !(tree && tree.moved(to))) return hit;
       }
     }
@@ -254,14 +257,14 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
     return origReadFileSync.apply(this, arguments);
   };
 
-  registerEsmHooks({ prefix, index, servable, stats, moved: tree ? tree.moved : () => false });
+  registerEsmHooks({ absOf, index, servable, stats, moved: tree ? tree.moved : () => false });
   // What this start does, for a profile taken under it (profile --docker): never advise a step already taken.
   globalThis[Symbol.for('coldstart.start')] = { mode, verify, codeCacheModules: stats.cacheModules, index: Boolean(index) };
   return { stats };
 }
 
 /** ES modules through in-thread loader hooks, where this Node has them (see memory-esm-hooks.js). */
-function registerEsmHooks({ prefix, index, servable, stats, moved }) {
+function registerEsmHooks({ absOf, index, servable, stats, moved }) {
   if (!index) return;
   const modules = Object.entries(index.formats || {}).filter(([rel, format]) => format === 'module' && !escapesRoot(rel));
   if (!modules.length) return;
@@ -274,15 +277,14 @@ function registerEsmHooks({ prefix, index, servable, stats, moved }) {
     stats.esmLeftToNode = modules.length; // said in the serving line, with why
     return;
   }
-  const abs = (rel) => path.join(prefix, rel);
   const sources = [];
   for (const [rel] of modules) {
-    const data = servable(abs(rel), rel);
-    if (data) sources.push([abs(rel), data.toString('utf8')]);
+    const data = servable(absOf(rel), rel);
+    if (data) sources.push([absOf(rel), data.toString('utf8')]);
   }
   if (!sources.length) return;
   const resolutions = (index.esmResolutions || []).filter((resolution) => resolutionAllowed(resolution) && !moved(resolution[2]))
-    .map(([from, specifier, to]) => [abs(from), specifier, abs(to)]);
+    .map(([from, specifier, to]) => [absOf(from), specifier, absOf(to)]);
   Module.registerHooks(memoryEsmHooks(resolutions, sources));
   stats.esmModules = sources.length;
 }
