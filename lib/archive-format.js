@@ -67,11 +67,8 @@ function checkStartupIndex(index) {
     // esm: Node compile-cache entries of ES modules (lib/start/esm-code-cache.js), inside the root.
     if (index.codeCache.esm !== undefined && !isObject(index.codeCache.esm)) return '"codeCache.esm" is not an object';
     for (const key of ['entries', 'esm']) {
-      for (const rel of Object.keys(index.codeCache[key] || {})) {
-        const entry = index.codeCache[key][rel];
-        if (!Array.isArray(entry) || entry.length !== 2 || !entry.every(isCount)) {
-          return `"codeCache.${key}" of ${rel} is not [offset, size]`;
-        }
+      for (const [rel, entry] of Object.entries(index.codeCache[key] || {})) {
+        if (!Array.isArray(entry) || entry.length !== 2 || !entry.every(isCount)) return `"codeCache.${key}" of ${rel} is not [offset, size]`;
         if (key === 'esm' && escapesRoot(rel)) return `"codeCache.esm" names ${rel}, outside the root`;
       }
     }

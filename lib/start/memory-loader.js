@@ -56,9 +56,8 @@ function loadIntoMemory({ root, archive, verify, report, quiet, started, warn, w
     const ms = formatMs(performance.now() - started);
     const resolutions = index ? `${index.resolutions.length + (index.esmResolutions || []).length} resolutions`
       : '0 resolutions: no startup index, packed with --manifest or by hand, so Node resolves';
-    const cachedKinds = stats.esmCacheModules ? [stats.cacheModules && `${stats.cacheModules} CommonJS`, `${stats.esmCacheModules} ES`].filter(Boolean).join(' and ')
-      : stats.cacheModules;
-    const cached = cachedKinds ? `, code cache for ${cachedKinds} modules` : '';
+    const kinds = stats.esmCacheModules ? [stats.cacheModules && `${stats.cacheModules} CommonJS`, `${stats.esmCacheModules} ES`].filter(Boolean).join(' and ') : stats.cacheModules;
+    const cached = kinds ? `, code cache for ${kinds} modules` : '';
     const esm = stats.esmModules ? `, ${stats.esmModules} ES modules`
       : stats.esmFromDisk ? `; ${stats.esmFromDisk} ES modules read from disk: Node ${process.versions.node} has no in-thread loader hooks (22.15 and later do)`
         : stats.esmLeftToNode ? `; ${stats.esmLeftToNode} ES modules read from disk (loader hooks would slow its ${index.resolutions.length} CommonJS resolutions more than they save)` : '';
@@ -118,8 +117,7 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
     ? (abs) => (abs.startsWith(prefix) ? abs.slice(prefix.length) : undefined)
     : (abs) => (abs.startsWith(prefix) ? abs.slice(prefix.length).split(path.sep).join('/') : undefined);
   const dirRelOf = (dir) => (dir === rootDir ? '.' : relOf(dir));
-  // A root-relative path of the index (normalised, checked not to leave the root) made absolute
-  // without path.join's normalising: thousands at each start.
+  // An index path (normalised, checked) made absolute without path.join: thousands at each start.
   const absOf = path.sep === '/' ? (rel) => prefix + rel : (rel) => prefix + rel.split('/').join(path.sep);
   const formats = (index && index.formats) || {};
   const formatOf = (rel) => (rel !== undefined && Object.hasOwn(formats, rel) ? formats[rel] : undefined);
