@@ -107,3 +107,11 @@ test('on an ES module app and on an app traced by an OpenTelemetry preload every
     }
   }
 });
+
+test('--choose with an --out that cannot be written: one line, exit 2, no progress of any start', async () => {
+  fs.mkdirSync(path.join(dir, 'a-dir'), { recursive: true });
+  const r = await runCli(['dockerfile', '--choose', '--out', 'a-dir'], { cwd: dir });
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr.trim(), /^coldstart: --out \S*a-dir is a directory: give a file name/);
+});

@@ -60,7 +60,15 @@ module.exports = {
     if ((argv.bundle || argv.choose) && description.binary) {
       throw new UsageError(`--${argv.bundle ? 'bundle' : 'choose'}: the app starts with the package binary ${description.binary} (scripts.start); a bundle starts node with an entry file: give it with --entry`);
     }
-    const choice = argv.choose ? await choose(argv, ctx, description) : null;
+    let choice = null;
+    if (argv.choose) {
+      // A bad --out is one line before the app runs; what this made goes when no Dockerfile is written.
+      const made = require('../output-target.js').ensureWritableFile(path.resolve(ctx.cwd, argv.out));
+      choice = await choose(argv, ctx, description).catch((err) => {
+        require('../make-dir.js').removeMadeDirs(made);
+        throw err;
+      });
+    }
     ctx.warnings.push(...description.warnings);
 
     const out = argv.out ? path.resolve(ctx.cwd, argv.out) : null;
