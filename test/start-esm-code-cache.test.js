@@ -41,10 +41,11 @@ function node(args, cwd, env = {}) {
   return r;
 }
 
-// Node's own account of the ES modules it compiled with the cache: file URL -> accepted | rejected.
+// Node's own account of the ES modules it compiled with the cache: file URL -> accepted | rejected
+// ("V8 code cache for ESM file:///… was accepted" from Node 24, "cache for file:///… was accepted" on 22).
 function nodeSaid(stderr) {
   const said = new Map();
-  for (const m of stderr.matchAll(/V8 code cache for ESM (\S+) was (accepted|rejected)/g)) said.set(m[1], m[2]);
+  for (const m of stderr.matchAll(/cache for (?:ESM )?(file:\S+) was (accepted|rejected)/g)) said.set(m[1], m[2]);
   return said;
 }
 
