@@ -484,7 +484,6 @@ async function prepareImage({ workDir, appName, modules, seed, baseImage, tag, o
   copyTools(path.join(context, 'tools'));
   const preload = path.join(context, 'tools', ...PROBE_DIR.split('/').filter(Boolean));
   fs.mkdirSync(preload, { recursive: true });
-  fs.copyFileSync(path.join(__dirname, 'docker', 'exit-on-listen.cjs'), path.join(preload, 'exit-on-listen.cjs'));
   fs.copyFileSync(LISTEN_UPTIME_FILE, path.join(preload, path.basename(LISTEN_UPTIME_FILE)));
   const built = await buildImage({
     context, dockerfile: DOCKERFILE, tag, timeoutMs: 900_000,

@@ -56,21 +56,21 @@ test('the printed table: every start with its median, its factor to plain and it
 
 test('decide: the fastest proven start; within the noise of it, the simpler; nothing proven, nothing', () => {
   const runs = (ms) => Array.from({ length: 8 }, (_, i) => ms + i);
-  const reference = [{ method: 'GET', path: '/', status: 200, body: 'x', error: null }];
+  const answers = { requests: [{ method: 'GET', path: '/', status: 200 }], statusOnly: [] };
   const all = { plain: runs(600), 'compile-cache': runs(580), 'bundle-compile-cache': runs(300), start: runs(400), 'bundle-start': runs(250) };
-  const faster = decide({ samples: all, problems: {}, runs: 8, reference });
+  const faster = decide({ samples: all, problems: {}, runs: 8, answers });
   assert.equal(faster.chosen, 'bundle');
   assert.deepEqual(faster.fastest, { name: 'bundle-start' });
   // The bundle with the compile cache a millisecond slower by its median, within the noise: the simpler image.
-  const close = decide({ samples: { ...all, 'bundle-compile-cache': runs(251) }, problems: {}, runs: 8, reference });
+  const close = decide({ samples: { ...all, 'bundle-compile-cache': runs(251) }, problems: {}, runs: 8, answers });
   assert.equal(close.chosen, 'bundle-compile-cache');
   assert.equal(close.fastest.name, 'bundle-start');
   assert.equal(close.fastest.comparison.verdict, 'noise');
   // A start that cannot be written (Node 20 in the image: no compile cache) is timed, never chosen.
-  const old = decide({ samples: all, problems: {}, unwritable: { 'bundle-compile-cache': 'Node 20 in the image has no compile cache' }, runs: 8, reference });
+  const old = decide({ samples: all, problems: {}, unwritable: { 'bundle-compile-cache': 'Node 20 in the image has no compile cache' }, runs: 8, answers });
   assert.equal(old.chosen, 'bundle');
   assert.match(old.rows.find((r) => r.name === 'bundle-compile-cache').problem, /^timed only: Node 20/);
-  const unproven = decide({ samples: all, problems: Object.fromEntries(Object.keys(all).map((k) => [k, 'it did not start'])), runs: 8, reference });
+  const unproven = decide({ samples: all, problems: Object.fromEntries(Object.keys(all).map((k) => [k, 'it did not start'])), runs: 8, answers });
   assert.equal(unproven.chosen, null);
 });
 

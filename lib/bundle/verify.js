@@ -12,11 +12,8 @@ const { alternateRuns } = require('../measure/alternate-runs.js');
 const { CommandError } = require('../errors.js');
 const { MARKER } = require('./output.js');
 const { treeSize } = require('../tree-size.js');
-const { askEach, targetOf } = require('../capture/request-driver.js');
-const { differentAnswer, varyingBodies } = require('../capture/same-answers.js');
-
-/** What the bundle is asked, and the app, when the user names nothing: a platform's first request. */
-const DEFAULT_REQUESTS = [{ method: 'GET', path: '/' }];
+const { askOf } = require('../capture/request-driver.js');
+const { DEFAULT_REQUESTS, differentAnswer, varyingBodies, provenAnswers } = require('../capture/same-answers.js');
 
 /**
  * Files and bytes under `dir`, not following links, leaving out `skip` (absolute paths) and
@@ -143,10 +140,7 @@ async function verifyBundle(opts) {
     // compared by status only), the bundle in its first; asked after the ready moment, untimed.
     const requests = opts.requests && opts.requests.length ? opts.requests : DEFAULT_REQUESTS;
     const asked = { original: [], bundle: [] };
-    const ask = (r) => {
-      const target = targetOf(r.address);
-      return target ? askEach(target, requests) : Promise.resolve(null);
-    };
+    const ask = askOf(requests);
     const timed = (variant, start, askedRounds) => ({
       name: variant,
       run: async ({ round }) => {
@@ -194,19 +188,16 @@ async function verifyBundle(opts) {
  */
 function compareAnswers(asked, requests) {
   const [reference, again] = asked.original;
-  const shown = requests.map((r) => `${r.method} ${r.path}`);
   if (!reference) {
-    throw new CommandError(`the app gave no address to ask ${shown.join(', ')}: the bundle's answers cannot be compared with it`, { code: 'BUNDLE_ANSWERS_DIFFER' });
+    const shown = requests.map((r) => `${r.method} ${r.path}`).join(', ');
+    throw new CommandError(`the app gave no address to ask ${shown}: the bundle's answers cannot be compared with it`, { code: 'BUNDLE_ANSWERS_DIFFER' });
   }
   const varying = varyingBodies(reference, again || null);
   const changed = differentAnswer(reference, asked.bundle[0] || null, varying);
   if (changed) {
     throw new CommandError(`the bundle does not answer as the app does: ${changed}`, { code: 'BUNDLE_ANSWERS_DIFFER' });
   }
-  return {
-    requests: reference.map(({ method, path: p, status }) => ({ method, path: p, status })),
-    statusOnly: [...varying].map((i) => shown[i]),
-  };
+  return provenAnswers(reference, varying);
 }
 
-module.exports = { verifyBundle, DEFAULT_REQUESTS, startupReads, readsNotSeen, dirSize };
+module.exports = { verifyBundle, startupReads, readsNotSeen, dirSize };

@@ -103,4 +103,17 @@ async function askEach(target, requests, timeoutMs = 10000) {
   return answers;
 }
 
-module.exports = { askEach, driveRequests, targetOf };
+/**
+ * capture's whileRunning that asks the ready app each request once, at the address it listens on
+ * (askEach); null where it gave none.
+ * @param {Array<{method: string, path: string}>} requests
+ * @returns {(timed: {address: unknown}) => Promise<ReturnType<typeof askEach> extends Promise<infer A> ? A | null : never>}
+ */
+function askOf(requests) {
+  return (timed) => {
+    const target = targetOf(timed.address);
+    return target ? askEach(target, requests) : Promise.resolve(null);
+  };
+}
+
+module.exports = { askEach, askOf, driveRequests, targetOf };

@@ -4,6 +4,9 @@
 // gives differently from one start to the next (a time, an id) cannot be compared: where two starts
 // of the app disagree, only the status counts.
 
+/** What is asked when the user names nothing: a platform's first request. */
+const DEFAULT_REQUESTS = [{ method: 'GET', path: '/' }];
+
 /**
  * The requests whose body differed between two starts of the app (indexes into the answers).
  * @param {Array<{body: string|null}>} first @param {Array<{body: string|null}>|null} second
@@ -37,4 +40,21 @@ function differentAnswer(reference, answers, varying = new Set()) {
   return '';
 }
 
-module.exports = { differentAnswer, varyingBodies };
+/**
+ * What was proven, for the report: each request with the app's status, and those compared by status only.
+ * @param {Array<{method: string, path: string, status: number|null}>} reference the app's answers
+ * @param {Set<number>} varying (varyingBodies)
+ */
+function provenAnswers(reference, varying) {
+  return {
+    requests: reference.map(({ method, path, status }) => ({ method, path, status })),
+    statusOnly: [...varying].map((i) => `${reference[i].method} ${reference[i].path}`),
+  };
+}
+
+/** The requests of provenAnswers in a line: "GET / 200, GET /healthz no answer". */
+function describeAnswers(requests) {
+  return requests.map((r) => `${r.method} ${r.path} ${r.status === null ? 'no answer' : r.status}`).join(', ');
+}
+
+module.exports = { DEFAULT_REQUESTS, differentAnswer, varyingBodies, provenAnswers, describeAnswers };

@@ -26,7 +26,7 @@ const VERIFY_RUNS = ENOUGH_RUNS;
  */
 async function verifyLazyAdvice({ report, runOptions, runs = VERIFY_RUNS, requests = [], max = 3, signal, force, onProgress = () => {} }) {
   const { capture } = require('./capture.js');
-  const { askEach, targetOf } = require('./request-driver.js');
+  const { askOf } = require('./request-driver.js');
   const candidates = report.advice.filter((a) => a.kind === 'lazy-load').slice(0, max);
   const trials = candidates.map((advice) => {
     const trial = { advice, samples: [], outcome: null };
@@ -41,10 +41,7 @@ async function verifyLazyAdvice({ report, runOptions, runs = VERIFY_RUNS, reques
 
   // With --request, the first round also asks each request once, of the app as it is and with each
   // stand-in; a round runs them in any order, so the answers are compared once both are in.
-  const ask = requests.length ? (r) => {
-    const target = targetOf(r.address);
-    return target ? askEach(target, requests) : Promise.resolve(null);
-  } : null;
+  const ask = requests.length ? askOf(requests) : null;
   const run = (env, answer) => capture({ ...runOptions, env, timingOnly: true, whileRunning: answer || undefined, signal, force });
   let reference = null;
   const plain = {

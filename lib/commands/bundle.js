@@ -100,7 +100,7 @@ function renderBundleSummary(s, ctx) {
     lines.push(`  bundle           ${cmp.verdict === 'too few runs' ? `${verdict}: use --runs ${ENOUGH_RUNS} or more` : verdict}`);
     if (s.answers) {
       const { requests, statusOnly } = s.answers;
-      const asked = requests.map((r) => `${r.method} ${r.path} ${r.status === null ? 'no answer' : r.status}`).join(', ');
+      const asked = require('../capture/same-answers.js').describeAnswers(requests);
       lines.push(`  answers          as the app's: ${asked}${statusOnly.length ? dim(` (status only for ${statusOnly.join(', ')}: the app's own body differs between starts)`) : ' (status and body)'}`);
     }
     lines.push(`  files read       ${String(s.original.files).padStart(10)} original   ${String(s.bundle.files).padStart(10)} bundle`);

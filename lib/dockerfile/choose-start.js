@@ -13,8 +13,8 @@ const { alternateRuns, DROP } = require('../measure/alternate-runs.js');
 const { medianInterval, ratioInterval, compareSamples } = require('../stats.js');
 const { CommandError } = require('../errors.js');
 const { COLDSTART_BIN } = require('../paths.js');
-const { askEach, targetOf } = require('../capture/request-driver.js');
-const { differentAnswer, varyingBodies } = require('../capture/same-answers.js');
+const { askOf } = require('../capture/request-driver.js');
+const { DEFAULT_REQUESTS, differentAnswer, varyingBodies, provenAnswers } = require('../capture/same-answers.js');
 
 /**
  * The starts, in the order the table lists them and ties go: the simpler image first. writes: the
@@ -27,7 +27,6 @@ const STARTS = [
   { name: 'bundle-compile-cache', label: "ncc bundle + Node's compile cache", bundle: true, compileCache: true, writes: 'bundle-compile-cache' },
   { name: 'bundle-start', label: 'coldstart start of the ncc bundle', bundle: true, writes: 'bundle', archive: 'bundle.tar' },
 ];
-const DEFAULT_REQUESTS = [{ method: 'GET', path: '/' }];
 const AT_READY = path.join(__dirname, '..', 'in-app', 'compile-cache-at-ready.cjs');
 
 /**
@@ -36,10 +35,10 @@ const AT_READY = path.join(__dirname, '..', 'in-app', 'compile-cache-at-ready.cj
  *   signal?: AbortSignal, force?: AbortSignal}} options
  *   command: `node [flags] entry [args]`, run in root; unwritable: starts timed but not to be written, with why
  * @returns {Promise<{chosen: ?string, rows: object[], fastest: ?{name: string, comparison: object},
- *   runs: number, requests: object[]}>} chosen: the Dockerfile to write (render-dockerfile.js STARTS);
+ *   runs: number, requests: object[], statusOnly: string[]}>} chosen: the Dockerfile to write (render-dockerfile.js STARTS);
  *   rows: one per start, in STARTS order, with its samples (ms to ready), median interval, ratio to
  *   plain, whether it answered as plain did and why not; fastest: the fastest start by its median,
- *   and the chosen one against it when they differ
+ *   and the chosen one against it when they differ; requests and statusOnly: what was proven (provenAnswers)
  */
 async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUESTS, unwritable = {}, until, timeoutMs, onProgress = () => {}, signal, force }) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-choose-'));
@@ -84,10 +83,7 @@ async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUES
     // in its first two (a body it gives differently at each start is compared by status only).
     const made = STARTS.filter((s) => !problems[s.name] && where(s));
     const asked = Object.fromEntries(made.map((s) => [s.name, []]));
-    const ask = (r) => {
-      const target = targetOf(r.address);
-      return target ? askEach(target, requests) : Promise.resolve(null);
-    };
+    const ask = askOf(requests);
     const { capture } = require('../capture/capture.js');
     const variants = made.map((start) => {
       const run = where(start);
@@ -121,7 +117,7 @@ async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUES
       const changed = differentAnswer(reference, asked[start.name][0] || null, varying);
       if (changed) problems[start.name] = `it does not answer as plain node does: ${changed}`;
     }
-    return decide({ samples: measured.samples, problems, unwritable, runs, requests, reference });
+    return decide({ samples: measured.samples, problems, unwritable, runs, answers: provenAnswers(reference, varying) });
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
@@ -131,7 +127,7 @@ async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUES
  * The rows of the table and the choice they make (pure): the fastest proven start by its median,
  * or the first start before it in STARTS order within the noise of it.
  */
-function decide({ samples, problems, unwritable = {}, runs, requests, reference }) {
+function decide({ samples, problems, unwritable = {}, runs, answers }) {
   const plain = samples.plain || [];
   const rows = STARTS.map((start) => {
     const own = samples[start.name] || [];
@@ -143,7 +139,7 @@ function decide({ samples, problems, unwritable = {}, runs, requests, reference 
     };
   });
   const candidates = rows.filter((r) => r.writes && r.proven);
-  if (!candidates.length) return { chosen: null, rows, fastest: null, runs, requests: answered(reference) };
+  if (!candidates.length) return { chosen: null, rows, fastest: null, runs, ...answers };
   const fastest = [...candidates].sort((a, b) => a.median.median - b.median.median)[0];
   // Too few runs to tell is no tie: the fastest median stands.
   const chosen = candidates.find((r) => r === fastest || compareSamples(fastest.samples, r.samples).verdict === 'noise');
@@ -152,11 +148,9 @@ function decide({ samples, problems, unwritable = {}, runs, requests, reference 
     rows,
     fastest: chosen === fastest ? { name: fastest.name } : { name: fastest.name, comparison: compareSamples(fastest.samples, chosen.samples) },
     runs,
-    requests: answered(reference),
+    ...answers,
   };
 }
-
-const answered = (reference) => reference.map(({ method, path: p, status }) => ({ method, path: p, status }));
 
 /**
  * Node's compile cache for a command, built as an image build would: one run with NODE_COMPILE_CACHE

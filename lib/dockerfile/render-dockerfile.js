@@ -120,6 +120,13 @@ function lambdaStages(description, { appSource, n }) {
   ];
 }
 
+// The run stage's base: the distroless image, or NODE_IMAGE.
+const runFrom = (distroless) => (distroless ? 'FROM ${DISTROLESS_IMAGE}' : 'FROM ${NODE_IMAGE}');
+// An exec-form CMD that runs node with these arguments: a distroless image's entrypoint is node itself.
+const nodeCmd = (args, distroless) => `CMD ${JSON.stringify(distroless ? args : ['node', ...args])}`;
+// coldstart's package directory in the app, from where its CLI is.
+const coldstartPackage = (description) => path.posix.dirname(path.posix.dirname(description.coldstartBin));
+
 // Where the bundle stages keep the bundle: the app is packed and runs there.
 const BUNDLE_DIR = '/bundle';
 // Where the run stage of a bundle keeps coldstart (its start loads only Node's built-ins and its own files).
@@ -130,7 +137,7 @@ const COLDSTART_DIR = '/coldstart';
 // With compileCache (a start --choose may write), Node's compile cache of the bundle instead.
 function bundleStages(description, { appCommand, appSource, n, distroless, compileCache }) {
   const { coldstartBin } = description;
-  const packageDir = path.posix.dirname(path.posix.dirname(coldstartBin));
+  const packageDir = coldstartPackage(description);
   const bundleCommand = ['node', coldstartBin, 'bundle', '--runs', '3', '--out', BUNDLE_DIR, '--', ...appCommand];
   const then = compileCache
     ? [`#    Then run the bundle once up to its first listen with Node's compile cache on (${COMPILE_CACHE_DIR}),`,
@@ -167,14 +174,14 @@ function bundleStages(description, { appCommand, appSource, n, distroless, compi
     '',
     `# ${n + 1}. Run: the bundle at the path it was packed at, the archive, and coldstart (its start needs`,
     '#    nothing but Node\'s built-ins): no node_modules but what the bundle keeps external.',
-    distroless ? 'FROM ${DISTROLESS_IMAGE}' : 'FROM ${NODE_IMAGE}',
+    runFrom(distroless),
     'ENV NODE_ENV=production',
     `WORKDIR ${BUNDLE_DIR}`,
     `COPY --from=pack ${BUNDLE_DIR} ${BUNDLE_DIR}`,
     `COPY --from=pack ${path.posix.join('/app', packageDir)} ${COLDSTART_DIR}`,
     'COPY --from=pack /startup.tar /startup.tar',
     '# Exec form: no shell between the container and node, so signals reach the app.',
-    distroless ? `CMD ${JSON.stringify(startArgs)}` : `CMD ${JSON.stringify(['node', ...startArgs])}`,
+    nodeCmd(startArgs, distroless),
   ];
 }
 
@@ -193,13 +200,13 @@ function compileCacheRunStage({ n, distroless, appCommand, dir, sources }) {
   return [
     `# ${n}. Run: the app at the path and as the user the cache was built with (another path or uid misses`,
     '#    every entry, without a word), with Node\'s compile cache. Nothing of coldstart runs here.',
-    distroless ? 'FROM ${DISTROLESS_IMAGE}' : 'FROM ${NODE_IMAGE}',
+    runFrom(distroless),
     `ENV NODE_ENV=production NODE_COMPILE_CACHE=${COMPILE_CACHE_DIR}`,
     `WORKDIR ${dir}`,
     ...sources,
     `COPY --from=pack ${COMPILE_CACHE_DIR} ${COMPILE_CACHE_DIR}`,
     '# Exec form: no shell between the container and node, so signals reach the app.',
-    `CMD ${JSON.stringify(distroless ? appCommand.slice(1) : appCommand)}`,
+    nodeCmd(appCommand.slice(1), distroless),
   ];
 }
 
@@ -208,15 +215,14 @@ function plainStages(description, { appCommand, appSource, n, distroless, compil
   if (!compileCache) {
     return [
       `# ${n}. Run: plain node; measured (coldstart dockerfile --choose) no slower than the others for this app.`,
-      distroless ? 'FROM ${DISTROLESS_IMAGE}' : 'FROM ${NODE_IMAGE}',
+      runFrom(distroless),
       'ENV NODE_ENV=production',
       'WORKDIR /app',
       appSource,
       '# Exec form: no shell between the container and node, so signals reach the app.',
-      `CMD ${JSON.stringify(distroless ? appCommand.slice(1) : appCommand)}`,
+      nodeCmd(appCommand.slice(1), distroless),
     ];
   }
-  const packageDir = path.posix.dirname(path.posix.dirname(description.coldstartBin));
   return [
     `# ${n}. Compile cache: run the app once up to its first listen with Node's compile cache on`,
     `#    (${COMPILE_CACHE_DIR}), as root and at /app, as the run stage starts it. The app runs during the`,
@@ -225,7 +231,7 @@ function plainStages(description, { appCommand, appSource, n, distroless, compil
     'ENV NODE_ENV=production',
     'WORKDIR /app',
     appSource,
-    compileCacheRun(`/app/${packageDir}`, appCommand),
+    compileCacheRun(`/app/${coldstartPackage(description)}`, appCommand),
     '',
     ...compileCacheRunStage({ n: n + 1, distroless, appCommand, dir: '/app', sources: [appSource] }),
   ];
@@ -306,7 +312,7 @@ function renderDockerfile(description, { dockerfile, start = 'modules' } = {}) {
     '',
     `# ${stage(2)}. Run: the same app and Node major, plus the archive, at the same path (/app) as in the`,
     '#    pack stage: the archive records the files by where the app read them.',
-    distroless ? 'FROM ${DISTROLESS_IMAGE}' : 'FROM ${NODE_IMAGE}',
+    runFrom(distroless),
     'ENV NODE_ENV=production',
     'WORKDIR /app',
     appSource,
@@ -315,12 +321,8 @@ function renderDockerfile(description, { dockerfile, start = 'modules' } = {}) {
     '# startup modules from the archive in memory, once it checked that the files are still the ones',
     '# packed (node_modules by its install record, one stat; the app\'s own files one each).',
   );
-  if (distroless) {
-    lines.push('# The distroless entrypoint is node itself, so CMD starts with the script; nothing here needs a shell.');
-    lines.push(`CMD ${JSON.stringify(startArgs)}`);
-  } else {
-    lines.push(`CMD ${JSON.stringify(['node', ...startArgs])}`);
-  }
+  if (distroless) lines.push('# The distroless entrypoint is node itself, so CMD starts with the script; nothing here needs a shell.');
+  lines.push(nodeCmd(startArgs, distroless));
   return lines.join('\n') + '\n';
 }
 

@@ -43,7 +43,7 @@ async function recordCodeCache({ appRun, index, write, out, warnings }) {
 
 // An ES module's entry is a file start writes and Node opens and reads: for a small module that
 // costs about what compiling it does (NestJS's 400 ES modules, median 0.6 kB: no gain with all of
-// them, BENCHMARKS.md). Entries are kept for modules from this size on.
+// them, docs/pack-and-start.md). Entries are kept for modules from this size on.
 const ESM_CACHE_MIN_BYTES = 8 << 10;
 
 // The source size Node wrote into the entry's header (after its magic number).
