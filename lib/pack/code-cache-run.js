@@ -21,11 +21,12 @@ const { UNTIL_ENV, readyMomentEnv } = require('../in-app/ready-moment.cjs');
  * @param {{mode: string, ms?: number}} options.until the capture's ready moment
  * @param {number} options.timeoutMs
  * @param {number} [options.settleMs] the cache also holds what loads this long after the ready moment
+ * @param {(name: string) => boolean} [options.wanted] the compile-cache entries to keep, by file name
  * @returns {Promise<{blob: Buffer, index: object, esm: Map<string, Buffer>}>} esm: the entries Node's
- *   compile cache wrote in the run (Node 22.1+), by file name (esm-code-cache.js); rejects with the
- *   reason the run gave no cache
+ *   compile cache wrote in the run (Node 22.1+) that `wanted` names, by file name (esm-code-cache.js);
+ *   rejects with the reason the run gave no cache
  */
-async function recordCodeCacheRun({ archive, command, cwd, env, until, timeoutMs, settleMs = 0 }) {
+async function recordCodeCacheRun({ archive, command, cwd, env, until, timeoutMs, settleMs = 0, wanted = () => false }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-cache-'));
   const out = path.join(dir, 'cache.json');
   try {
@@ -43,20 +44,23 @@ async function recordCodeCacheRun({ archive, command, cwd, env, until, timeoutMs
       throw new Error(`the app ended (${exit.signal || `exit code ${exit.code}`}) before its ready moment${last ? `: ${last}` : ''}`);
     }
     const index = JSON.parse(fs.readFileSync(out, 'utf8'));
-    return { blob: fs.readFileSync(`${out}.bin`), index, esm: compileCacheEntries(`${out}.esm`) };
+    return { blob: fs.readFileSync(`${out}.bin`), index, esm: compileCacheEntries(`${out}.esm`, wanted) };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** The files of the one subdirectory Node's compile cache made in dir, by name; empty without one. */
-function compileCacheEntries(dir) {
+/**
+ * The files Node's compile cache made in dir that `wanted` names (its own entries for coldstart's
+ * files and the CommonJS modules are there too), by name; empty without any.
+ */
+function compileCacheEntries(dir, wanted) {
   const entries = new Map();
   let subdirs = [];
   try { subdirs = fs.readdirSync(dir); } catch { return entries; }
   for (const subdir of subdirs) {
     for (const name of fs.readdirSync(path.join(dir, subdir))) {
-      if (/^[0-9a-f]{8}$/.test(name)) entries.set(name, fs.readFileSync(path.join(dir, subdir, name)));
+      if (wanted(name)) entries.set(name, fs.readFileSync(path.join(dir, subdir, name)));
     }
   }
   return entries;

@@ -28,8 +28,9 @@ async function recordCodeCache({ appRun, index, write, out, warnings }) {
   try {
     write(uncached, null);
     const { recordCodeCacheRun } = require('./code-cache-run.js');
-    const recorded = await recordCodeCacheRun({ archive: uncached, ...appRun });
-    const esm = withEsmEntries(recorded, { root: appRun.cwd, index });
+    const esmKeys = esmCacheKeys(appRun.cwd, index);
+    const recorded = await recordCodeCacheRun({ archive: uncached, ...appRun, wanted: (name) => esmKeys.has(name) });
+    const esm = withEsmEntries(recorded, esmKeys);
     if (Object.keys(esm.index.entries).length || esm.index.esm) return { ...esm, made: 'run' };
     warnings.push(warning('PACK_CODE_CACHE_UNUSED', 'the run under coldstart start compiled no module from the archive (is the working directory the app root?); code cache compiled without running the app'));
   } catch (err) {
@@ -52,22 +53,30 @@ function sourceBytes(entry) {
 }
 
 /**
+ * The name Node's compile cache gives the entry of each of the archive's ES modules, from the
+ * module's path in the run's root: Map<file name, root-relative path>, sorted by path.
+ */
+function esmCacheKeys(root, index) {
+  const { esmCacheKey } = require('../start/compile-cache-keys.js');
+  const modules = Object.keys(index.formats).filter((rel) => index.formats[rel] === 'module').sort();
+  return new Map(modules.map((rel) => [esmCacheKey(path.join(root, rel)), rel]));
+}
+
+/**
  * The recorded cache with the compile-cache entries of the archive's ES modules appended to its
  * blob, index.esm saying where each lies (root-relative path -> [offset, size]), for modules of
- * ESM_CACHE_MIN_BYTES or more. An entry is found by the name Node gave it, from the module's path
- * in the run's root.
+ * ESM_CACHE_MIN_BYTES or more.
  * @param {{blob: Buffer, index: object, esm: Map<string, Buffer>}} recorded
- * @param {{root: string, index: object}} archive the run's root and the archive's startup index
+ * @param {Map<string, string>} esmKeys esmCacheKeys
  */
-function withEsmEntries(recorded, { root, index }) {
+function withEsmEntries(recorded, esmKeys) {
   const { blob, esm } = recorded;
   if (!esm.size) return { blob, index: recorded.index };
-  const { esmCacheKey } = require('../start/compile-cache-keys.js');
   const parts = [blob];
   const entries = {};
   let offset = blob.length;
-  for (const rel of Object.keys(index.formats).filter((r) => index.formats[r] === 'module').sort()) {
-    const data = esm.get(esmCacheKey(path.join(root, rel)));
+  for (const [key, rel] of esmKeys) {
+    const data = esm.get(key);
     if (!data || sourceBytes(data) < ESM_CACHE_MIN_BYTES) continue;
     entries[rel] = [offset, data.length];
     parts.push(data);
