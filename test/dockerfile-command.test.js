@@ -344,6 +344,13 @@ test('the --bundle Dockerfile for fixtures/express-app proves its bundle answers
     });
     assert.ok(run.matched, `never listened: exit ${run.code}\n${run.stdout}\n${run.stderr}`);
     assert.match(run.stdout, /^no node_modules$/m, 'express is inside the bundle: the run stage has no node_modules');
+    if (Number(process.versions.node.split('.')[0]) < 22) {
+      // Node 20 loses import() with a cache, and the bundle mentions import( (in JSDoc types): pack says so.
+      assert.match(built.output, /CommonJS modules mention import\( and get no code cache on Node 20/);
+      assert.match(run.stderr, /coldstart: serving \d+ files/);
+      t.diagnostic(`SKIPPED the code cache on ${process.version}: ${/coldstart: serving .*/.exec(run.stderr)[0]}`);
+      return;
+    }
     const report = /coldstart: serving (\d+) files, .* code cache for (\d+) modules/.exec(run.stderr);
     assert.ok(report, `no "coldstart: serving N files ... code cache" line: ${run.stderr}`);
     t.diagnostic(report[0]);

@@ -9,10 +9,12 @@ const { compile, cacheable, joinCaches } = require('../start/code-cache.js');
 /**
  * Builds the cache for CommonJS files (root-relative). Files that do not compile
  * (or start with a hashbang, which the wrapper cannot hold) are left out.
- * @returns {{ blob: Buffer, index: { node: string, v8: string, tag: number, entries: Object<string, [number, number]> } }}
+ * @returns {{ blob: Buffer, index: { node: string, v8: string, tag: number, entries: Object<string, [number, number]> },
+ *   importLost: number }} importLost: the files left out because this Node loses their import() with a cache
  */
 function buildCodeCache(root, relFiles) {
   const caches = [];
+  let importLost = 0;
   for (const rel of relFiles) {
     const filename = path.join(root, rel);
     let source;
@@ -21,14 +23,17 @@ function buildCodeCache(root, relFiles) {
     } catch {
       continue;
     }
-    if (!cacheable(source)) continue;
+    if (!cacheable(source)) {
+      if (!source.startsWith('#!')) importLost++; // Node 20 leaves out modules that mention import(
+      continue;
+    }
     try {
       caches.push([rel, compile(source, filename).createCachedData()]);
     } catch {
       continue; // a syntax error shows up when the app loads it, as it would anyway
     }
   }
-  return joinCaches(caches);
+  return { ...joinCaches(caches), importLost };
 }
 
 module.exports = { buildCodeCache };

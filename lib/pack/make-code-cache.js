@@ -13,16 +13,20 @@ const { warning } = require('../warnings.js');
  * @returns {Promise<{index: object, blob: Buffer, made: 'run'|'compile'}>}
  */
 async function makeCodeCache({ root, index, appRun, write, out, warnings }) {
-  if (appRun) {
-    const recorded = await recordCodeCache({ appRun, index, write, out, warnings });
-    if (recorded) return recorded;
-  }
+  const recorded = appRun ? await recordCodeCache({ appRun, index, write, out, warnings }) : null;
+  if (recorded && recorded.blob) return recorded;
   const { buildCodeCache } = require('./code-cache.js');
   const commonjs = Object.keys(index.formats).filter((rel) => index.formats[rel] === 'commonjs');
-  return { ...buildCodeCache(root, commonjs), made: 'compile' };
+  const { importLost, ...built } = buildCodeCache(root, commonjs);
+  if (importLost) {
+    warnings.push(warning('PACK_CODE_CACHE_IMPORT_LOST', `${importLost} of ${commonjs.length} CommonJS modules mention import( and get no code cache on Node ${process.versions.node} (with a cache it loses their import()); Node 22 and later cache them`, { modules: importLost }));
+  } else if (recorded) {
+    warnings.push(warning('PACK_CODE_CACHE_UNUSED', 'the run under coldstart start compiled no module from the archive (is the working directory the app root?); code cache compiled without running the app'));
+  }
+  return { ...built, made: 'compile' };
 }
 
-/** The recorded cache, or null (with one warning) when the run gave none. */
+/** The recorded cache; {empty: true} when the run compiled nothing; null (with one warning) when it failed. */
 async function recordCodeCache({ appRun, index, write, out, warnings }) {
   const uncached = path.join(path.dirname(out), `.${path.basename(out)}.${process.pid}.uncached.tmp`);
   try {
@@ -32,7 +36,7 @@ async function recordCodeCache({ appRun, index, write, out, warnings }) {
     const recorded = await recordCodeCacheRun({ archive: uncached, ...appRun, wanted: (name) => esmKeys.has(name) });
     const esm = withEsmEntries(recorded, esmKeys);
     if (Object.keys(esm.index.entries).length || esm.index.esm) return { ...esm, made: 'run' };
-    warnings.push(warning('PACK_CODE_CACHE_UNUSED', 'the run under coldstart start compiled no module from the archive (is the working directory the app root?); code cache compiled without running the app'));
+    return { empty: true };
   } catch (err) {
     if (err.exitCode !== undefined) throw err;
     warnings.push(warning('PACK_CODE_CACHE_UNRECORDED', `could not record the code cache under coldstart start (${err.message}); compiling the modules without running them`, { error: err.message }));
