@@ -39,3 +39,26 @@ test('profile of an app under coldstart start with a code cache and --trust-arch
     rm(dir);
   }
 });
+
+test('profile of an ES module app under start\'s preload (NODE_OPTIONS, as a Lambda image runs it) lists every ES module', async () => {
+  const dir = copyFixture('esm-app');
+  try {
+    const packed = await runCli(['pack', '--out', 'startup.tar', '--', 'node', 'index.js'], { cwd: dir });
+    assert.strictEqual(packed.code, 0, packed.stderr);
+    const plain = await runCli(['profile', '--json', '--out', 'plain', '--', 'node', 'index.js'], { cwd: dir });
+    assert.strictEqual(plain.code, 0, plain.stderr);
+    const env = { NODE_OPTIONS: `--require ${path.join(REPO, 'start.js')}`, COLDSTART_ARCHIVE: path.join(dir, 'startup.tar') };
+    const r = await runCli(['profile', '--json', '--out', 'out', '--', 'node', 'index.js'], { cwd: dir, env });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout);
+    // Node 22.15+ serves them from memory through its own module hooks, which run before the profile's.
+    if (typeof require('node:module').registerHooks === 'function') assert.ok(report.served && report.served.mode === 'memory', JSON.stringify(report.served));
+    const esm = (rep) => rep.modules.filter((m) => m.kind === 'esm').map((m) => m.file).sort();
+    const unserved = esm(JSON.parse(plain.stdout));
+    assert.ok(unserved.length >= 3, unserved.join(' '));
+    assert.deepStrictEqual(esm(report), unserved, 'the same ES modules as without the preload');
+    assert.ok(!report.packages.some((p) => p.name === 'coldstart' || own(p.name)), JSON.stringify(report.packages.map((p) => p.name)));
+  } finally {
+    rm(dir);
+  }
+});

@@ -2,7 +2,7 @@
 // Which modules the app loads before its ready moment and what each costs: CommonJS through the
 // loader's own functions (resolve and load, with a stack for self time), ES modules through loader
 // hooks (esm-timing.cjs) and marks around their evaluation. Runs inside the app: built-ins only.
-const { readFileSync } = require('fs'); // taken before the app's reads are recorded: not one of them
+const { readFileSync, realpathSync } = require('fs'); // taken before the app's reads are recorded: not one of them
 const path = require('path');
 const { pathToFileURL, fileURLToPath } = require('url'); // now: loaded later, it would count as the app's
 const Module = require('module');
@@ -139,7 +139,21 @@ function recordModules(state, { hrNow, cpuNow }) {
   function registerInThread() {
     if (hooks) return;
     if (!esmInThread) esmInThread = ownModule('./esm-timing.cjs').esmTimingHooks(noteEsm);
-    hooks = Module.registerHooks({ resolve: esmInThread.resolve, load: loadAndWatch }); // in-thread: no hooks thread to start
+    hooks = registerHooks({ resolve: esmInThread.resolve, load: loadAndWatch }); // in-thread: no hooks thread to start
+  }
+
+  // Hooks registered later run first: one that serves modules itself (start's preload serves them
+  // from memory) would keep them from ours. Ours go back on top of any that come after them.
+  const registerHooks = inThreadHooks ? Module.registerHooks : null;
+  if (inThreadHooks) {
+    Module.registerHooks = function registerHooksUnderTiming(theirs) {
+      const registration = registerHooks.call(this, theirs);
+      if (hooks) {
+        hooks.deregister();
+        hooks = registerHooks({ resolve: esmInThread.resolve, load: loadAndWatch });
+      }
+      return registration;
+    };
   }
 
   // The load hook, which also sees each ES module's source: an import() in one keeps the hooks.
@@ -246,12 +260,21 @@ function wantEsmHooks(inThreadHooks) {
 function startsAsEsm() {
   const flags = [...process.execArgv, process.env.NODE_OPTIONS || ''].join(' ');
   if (/--(import|loader|experimental-loader)\b/.test(flags)) return true;
-  const entry = process.argv[1];
-  if (!entry) return false;
+  if (!process.argv[1]) return false;
+  // Node runs the entry's real path: a package binary's link (node_modules/.bin/x) names no extension.
+  const entry = realEntry(path.resolve(process.argv[1]));
   if (/\.(mjs|mts)$/.test(entry)) return true;
   if (/\.(cjs|cts|json)$/.test(entry)) return false;
   // The reader pack classifies files with, given the agent's unrecorded read.
-  return require('./package-type.cjs').packageTypeReader(readFileSync)(path.resolve(entry)) === 'module';
+  return require('./package-type.cjs').packageTypeReader(readFileSync)(entry) === 'module';
+}
+
+function realEntry(entry) {
+  try {
+    return realpathSync(entry);
+  } catch {
+    return entry; // server for server.js: Node finds it; its package decides as the file's would
+  }
 }
 
 // `import` as a keyword in CommonJS source: an import() to come, or ES module syntax Node may yet
