@@ -185,6 +185,44 @@ test('engines.node picks the Node major of the base images', async () => {
   assert.deepEqual(cmdOf(text).slice(-2), ['node', 'server.js']);
 });
 
+test('the dependencies\' engines.node raise the Node major where nothing pins it; a pin below them is kept and said', async () => {
+  // npm's lockfile records each package's engines; devDependencies are not in the image.
+  const lock = { lockfileVersion: 3, packages: {
+    '': { name: 'app' },
+    'node_modules/needs-30': { version: '1.0.0', engines: { node: '>=18 || >=30' } },
+    'node_modules/a/node_modules/@scope/needs-30': { version: '1.0.0', engines: { node: '^30.1.0' } },
+    'node_modules/old': { version: '1.0.0', engines: { node: '>=0.10' } },
+    'node_modules/dev-only': { version: '1.0.0', dev: true, engines: { node: '>=40' } },
+  } };
+  const dir = project({ 'package.json': { main: 'server.js' }, 'server.js': '', 'package-lock.json': lock });
+  const d = await describe(dir);
+  assert.equal(d.node.major, 30);
+  assert.equal(d.node.from, 'dependencies');
+  assert.ok(d.warnings.some((w) => w.code === 'NODE_BELOW_DEPENDENCIES' && w.message.includes('@scope/needs-30 "^30.1.0"')), JSON.stringify(d.warnings));
+  const text = (await dockerfileText(dir)).stdout;
+  assert.match(text, /^ARG NODE_IMAGE=node:30-slim$/m);
+  assert.match(text, /^# Node 30 comes from the dependencies' engines\.node \(@scope\/needs-30 "\^30\.1\.0"\)\.$/m);
+
+  // engines.node open above (>=20) lets the dependencies decide; what it holds stays in one comment line.
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ main: 'server.js', engines: { node: '>=20\nRUN echo injected' } }));
+  assert.deepEqual((await describe(dir)).node.major, 30);
+  lock.packages['node_modules/needs-30'].engines.node = '>=18';
+  lock.packages['node_modules/a/node_modules/@scope/needs-30'].engines.node = '>=19';
+  fs.writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify(lock));
+  const own = await dockerfileText(dir);
+  assert.match(own.stdout, /^# Node 20 comes from engines\.node ">=20\\nRUN echo injected" in package\.json\.$/m);
+  assert.doesNotMatch(own.stdout, /^RUN echo/m);
+
+  // A version file pins: kept below what the dependencies need, with a warning. Without a lockfile, node_modules says.
+  fs.rmSync(path.join(dir, 'package-lock.json'));
+  fs.writeFileSync(path.join(dir, '.nvmrc'), '24\n');
+  fs.mkdirSync(path.join(dir, 'node_modules', '@s', 'x'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'node_modules', '@s', 'x', 'package.json'), JSON.stringify({ name: '@s/x', engines: { node: '>= 31' } }));
+  const pinned = await describe(dir);
+  assert.deepEqual(pinned.node, { major: 24, from: '.nvmrc', range: '24' });
+  assert.ok(pinned.warnings.some((w) => w.code === 'NODE_PIN_BELOW_DEPENDENCIES' && w.message.includes('@s/x ">= 31"')), JSON.stringify(pinned.warnings));
+});
+
 test('TypeScript: a build stage runs the build script, the entry is the compiled file', async () => {
   const dir = project({
     'package.json': { main: 'dist/server.js', scripts: { build: 'tsc -p tsconfig.json', start: 'ts-node src/server.ts' } },

@@ -155,19 +155,47 @@ function findPackageManager(root, manifest, warnings) {
 const VERSION_FILES = ['.node-version', '.nvmrc'];
 
 function findNodeMajor(root, manifest, runningVersion, warnings) {
+  const running = Number(/^v?(\d+)/.exec(runningVersion)[1]);
+  const { neededNodeMajor } = require('./dependency-engines.js');
+  const needed = neededNodeMajor(root);
+  const chosen = declaredNodeMajor(root, manifest, running, warnings);
+  if (needed && running < needed.major) {
+    warnings.push(warning('NODE_BELOW_DEPENDENCIES', `this Node (${runningVersion}) is older than the dependencies need (${needed.major}: ${askers(needed)}): pack and profile run the app with it`, { needed: needed.major }));
+  }
+  if (!needed || needed.major <= chosen.major) return chosen;
+  if (chosen.from === 'running node' || (chosen.from === 'engines.node' && openAbove(chosen.range))) {
+    return { major: needed.major, from: 'dependencies', range: askers(needed) };
+  }
+  warnings.push(warning('NODE_PIN_BELOW_DEPENDENCIES', `${chosen.from} sets Node ${chosen.major}, older than the dependencies need (${needed.major}: ${askers(needed)}): the image keeps ${chosen.major}`, { major: chosen.major, needed: needed.major }));
+  return chosen;
+}
+
+// The packages that ask for the major, as a line says them.
+function askers({ packages }) {
+  const named = packages.slice(0, 3).map((p) => `${p.name.replace(/[^\w@./-]/g, '?')} ${JSON.stringify(p.range)}`).join(', ');
+  return packages.length > 3 ? `${named} and ${packages.length - 3} more` : named;
+}
+
+// A range with an alternative that has no upper bound (`>=18`): any newer major satisfies it.
+function openAbove(range) {
+  return String(range).split('||').some((alternative) => /(^|\s)>/.test(alternative.trim()) && !/</.test(alternative));
+}
+
+/** The Node major a version file or engines.node declares, else the running Node's. */
+function declaredNodeMajor(root, manifest, running, warnings) {
   for (const file of VERSION_FILES) {
     let text;
     try { text = fs.readFileSync(path.join(root, file), 'utf8').trim(); } catch { continue; }
-    const m = /^v?(\d+)(\.\d+){0,2}$/.exec(text.split(/\s+/)[0] || '');
-    if (m) return { major: Number(m[1]), from: file, range: text };
-    warnings.push(warning('NODE_VERSION_FILE_UNREADABLE', `${file} "${text}" names no Node version number: it is not used for the base image`, { file, text }));
+    const version = text.split(/\s+/)[0] || '';
+    const m = /^v?(\d+)(\.\d+){0,2}$/.exec(version);
+    if (m) return { major: Number(m[1]), from: file, range: version };
+    warnings.push(warning('NODE_VERSION_FILE_UNREADABLE', `${file} ${JSON.stringify(version)} names no Node version number: it is not used for the base image`, { file, text }));
   }
   const range = manifest && manifest.engines && manifest.engines.node;
-  const running = Number(/^v?(\d+)/.exec(runningVersion)[1]);
   if (typeof range === 'string' && range.trim()) {
     const major = majorFromRange(range);
     if (major) return { major, from: 'engines.node', range };
-    warnings.push(warning('ENGINES_UNREADABLE', `engines.node "${range}" names no Node major: using ${running}, the running Node's`, { range }));
+    warnings.push(warning('ENGINES_UNREADABLE', `engines.node ${JSON.stringify(range)} names no Node major: using ${running}, the running Node's`, { range }));
   }
   return { major: running, from: 'running node', range: null };
 }

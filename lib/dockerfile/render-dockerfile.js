@@ -48,8 +48,10 @@ function buildCommandLines(description, dockerfile) {
       '#   same Node major in both images)');
   }
   const { from: source, range } = description.node;
-  const from = source === 'engines.node' ? `engines.node "${range}" in package.json`
-    : source === 'running node' ? 'the Node that ran coldstart dockerfile' : `${source} ("${range}")`;
+  // One comment line: what package.json or a version file holds may not end it (JSON.stringify).
+  const from = source === 'engines.node' ? `engines.node ${JSON.stringify(range)} in package.json`
+    : source === 'running node' ? 'the Node that ran coldstart dockerfile'
+      : source === 'dependencies' ? `the dependencies' engines.node (${range.replace(/[\r\n]/g, ' ')})` : `${source} (${JSON.stringify(range)})`;
   lines.push(`# Node ${major} comes from ${from}.`);
   return lines;
 }
