@@ -456,6 +456,14 @@ test('--lambda: a function image whose run stage has the runtime client start th
   assert.match(stdout, /^ENV NODE_OPTIONS="--require coldstart\/start" COLDSTART_ARCHIVE=\/var\/task\/startup\.tar$/m);
   assert.match(stdout, /^ENTRYPOINT \["node","node_modules\/aws-lambda-ric\/index\.mjs"\]$/m);
   assert.deepEqual(cmdOf(stdout), ['handler.handler']);
+  assert.match(stdout, /npm ci --omit=dev/);
+  // The runtime client as a devDependency (as some guides have it): installed all the same, and said.
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'fn', dependencies: { coldstart: '*' }, devDependencies: { 'aws-lambda-ric': '*' } }));
+  const dev = await runCli(['dockerfile', '--lambda', 'handler.js:handler'], { cwd: dir });
+  assert.equal(dev.code, 0, dev.stderr);
+  assert.match(dev.stdout, /^# The image runs aws-lambda-ric from node_modules, a devDependency: install them all\.$/m);
+  assert.match(dev.stdout, /Install first, on Linux\n# x64 with glibc as the image is: npm ci\.$/m);
+  assert.match(dev.stderr, /^coldstart: warning: aws-lambda-ric is a devDependency: the image's ENTRYPOINT runs it/m);
   for (const [args, message] of [
     [['--event', 'event.json'], /^coldstart: --event is the first invocation of a --lambda function/],
     [['--lambda', 'handler.js:handler', '--snapshot'], /^coldstart: --snapshot with --lambda/],

@@ -122,6 +122,16 @@ test('--lambda: init that throws is exit 1 with its error; a handler not exporte
     assert.strictEqual(throws.code, 1, throws.stderr);
     assert.match(throws.stderr, /^coldstart: the function failed at init: Error: TABLE_NAME is not set$/m);
     assert.ok(!fs.existsSync(path.join(dir, 'x')), 'a failed run leaves nothing behind');
+    // An invocation that throws: profile writes what it measured and exits 1; pack packs nothing.
+    fs.writeFileSync(path.join(dir, 'throws-at-invoke.js'), "exports.handler = async () => { throw new Error('no such table'); };\n");
+    const invoked = await runCli(['profile', '--lambda', 'throws-at-invoke.js:handler', '--event', 'event.json', '--out', 'inv'], { cwd: dir });
+    assert.strictEqual(invoked.code, 1, invoked.stderr);
+    assert.match(invoked.stderr, /^coldstart: the first invocation failed \(Error: no such table\); the profile of init and the invocation is written$/m);
+    assert.strictEqual(reportOf(dir, 'inv').lambda.invoke.ok, false);
+    const packed = await runCli(['pack', '--lambda', 'throws-at-invoke.js:handler', '--event', 'event.json', '--out', 'inv.tar'], { cwd: dir });
+    assert.strictEqual(packed.code, 1, packed.stderr);
+    assert.match(packed.stderr, /^coldstart: the first invocation failed \(Error: no such table\): nothing packed$/m);
+    assert.ok(!fs.existsSync(path.join(dir, 'inv.tar')));
     const cases = [
       [['--lambda', 'handler.js:nope'], /^coldstart: --lambda handler\.nope: Runtime\.HandlerNotFound: handler\.nope is undefined or not exported$/m],
       [['--lambda', 'missing.js:handler'], /^coldstart: --lambda: handler file not found: missing\.js/m],

@@ -268,7 +268,7 @@ function momentOf(until) {
   if (until === 'exit') return 'exit';
   if (/^http:/.test(until)) return `first 2xx of ${until}`;
   if (until === 'lambda init') return 'Lambda init done: the first request for an event';
-  if (until === 'lambda first invocation') return 'Lambda init and the first invocation answered';
+  if (until === 'lambda first invocation') return 'Lambda init and the first invocation';
   return `the ${until} mark`;
 }
 

@@ -107,8 +107,15 @@ async function profileHere(argv, ctx, outDir, { options, interval, after, verify
     },
   });
   printReport(report, argv, ctx);
-  return results.some((r) => r.partial) ? 130 : 0; // interrupted: what the finished runs found is written
+  if (results.some((r) => r.partial)) return 130; // interrupted: what the finished runs found is written
+  const failed = require('../capture/lambda-function.js').invocationFailure(result.lambda);
+  if (failed) {
+    ctx.stderr.write(`coldstart: the first invocation failed (${failed}); the profile of init and the invocation is written\n`);
+    return 1;
+  }
+  return 0;
 }
+
 
 /**
  * The machine's floor now: a bare Node of the app's binary reaching the same ready moment, timed

@@ -212,6 +212,13 @@ function findTypescript(root, manifest, packageManager) {
   return { tsconfig: 'tsconfig.json', buildScript: build, command, packageManager: packageManager.name };
 }
 
+/** The devDependencies (not also dependencies) the image runs from node_modules: coldstart, a Lambda's runtime client. */
+function devDependenciesTheImageRuns(manifest, function_) {
+  const deps = (manifest && manifest.dependencies) || {};
+  const devDeps = (manifest && manifest.devDependencies) || {};
+  return ['coldstart', ...(function_ ? ['aws-lambda-ric'] : [])].filter((name) => devDeps[name] && !deps[name]);
+}
+
 /** Warnings about a context the generated Dockerfile cannot work with. */
 function contextWarnings(root, manifest) {
   const warnings = [];
@@ -268,6 +275,7 @@ function lambdaFunction(root, spec, event) {
  *   appArgs: string[], packageManager: {name: 'npm'|'yarn'|'pnpm', lockfile: string|null},
  *   node: {major: number, from: string, range: string|null},
  *   typescript: null|{tsconfig: string, buildScript: string, command: string[], packageManager: string},
+ *   devDependenciesRun: string[],
  *   distroless: boolean, warnings: {code: string, message: string, context: object}[]}}
  * @throws {UsageError} when no entry file is found or package.json cannot be read
  */
@@ -283,6 +291,10 @@ function detectProject({ root, entry, lambda, event, distroless = false, running
     : findEntry({ root: dir, manifest, entryOption: entry, typescript });
   if (chosen.dropped.length) {
     warnings.push(warning('DEV_FLAGS_DROPPED', `left out development-only node flags of scripts.start: ${chosen.dropped.join(' ')}`, { flags: chosen.dropped }));
+  }
+  const devDependenciesRun = devDependenciesTheImageRuns(manifest, function_);
+  if (function_ && devDependenciesRun.includes('aws-lambda-ric')) {
+    warnings.push(warning('LAMBDA_RIC_DEV_DEPENDENCY', 'aws-lambda-ric is a devDependency: the image\'s ENTRYPOINT runs it from node_modules, and an install without devDependencies leaves it out (move it to dependencies, or install them all as the Dockerfile says)'));
   }
   const appCommand = function_ ? ['node', function_.runtimeClient, function_.handler]
     : chosen.binary ? [chosen.binary, ...chosen.args]
@@ -300,6 +312,7 @@ function detectProject({ root, entry, lambda, event, distroless = false, running
     packageManager,
     node: findNodeMajor(dir, manifest, runningNodeVersion, warnings),
     typescript,
+    devDependenciesRun,
     distroless: Boolean(distroless),
     coldstartBin: coldstartBin(manifest),
     warnings,

@@ -16,7 +16,8 @@ const INSTALL = {
 
 function installLines(description) {
   const { name, lockfile } = description.packageManager;
-  const install = INSTALL[name][description.typescript ? 'all' : 'production'];
+  const devRun = description.devDependenciesRun || [];
+  const install = INSTALL[name][description.typescript || devRun.length ? 'all' : 'production'];
   const lines = [
     '# The build context holds the app with its node_modules (coldstart among them): nothing is',
     '# installed during the build, so it also builds with --network none. Install first, on Linux',
@@ -24,6 +25,8 @@ function installLines(description) {
   ];
   if (description.typescript) {
     lines.push('# The build needs its devDependencies (typescript): they stay in the image.');
+  } else if (devRun.length) {
+    lines.push(`# The image runs ${devRun.join(' and ')} from node_modules, a devDependency: install them all.`);
   }
   if (name === 'pnpm') {
     lines.push(

@@ -46,6 +46,8 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
       force: traps.force,
     }));
     if (result.partial) throw new CommandError('interrupted: nothing packed', { exitCode: 130 });
+    const failed = require('../capture/lambda-function.js').invocationFailure(result.lambda);
+    if (failed) throw new CommandError(`the first invocation failed (${failed}): nothing packed`);
     root = result.root;
     listed = result.files.map((f) => f.path);
     index = startupIndex(result);

@@ -15,7 +15,7 @@ const { ms, size, count, palette, table, shorten } = require('./terminal-format.
 function lambdaLine({ handler, initMs, invoke }, c) {
   const init = `  Lambda ${handler}: init ${c.bold(ms(initMs))}`;
   if (!invoke) return `${init} (to the runtime's first request for an event)`;
-  const outcome = invoke.ok ? 'answered' : `failed: ${invoke.error ? `${invoke.error.errorType}: ${invoke.error.errorMessage}` : 'error'}`;
+  const outcome = invoke.ok ? 'answered' : `failed: ${require('../capture/lambda-function.js').invocationFailure({ invoke })}`;
   return `${init} + first invocation ${c.bold(ms(invoke.ms))} (${outcome})`;
 }
 
