@@ -27,16 +27,21 @@ function parseEsm(value) {
   throw new UsageError(`invalid --esm "${value}": use auto, always or never`);
 }
 
-/** --until listen | exit | <duration> | http:/path -> { mode, ms?, url? } */
+/** --until answer[:/path] | listen | exit | <duration> | http:/path -> { mode, path?, ms?, url? } */
 function parseUntil(value) {
   if (value === undefined || value === 'listen' || value === 'tcp') return { mode: 'listen' };
+  if (value === 'answer') return { mode: 'answer', path: '/' };
+  if (/^answer:/.test(value)) {
+    if (!/^answer:\/(?!\/)[^\s#]*$/.test(value)) throw new UsageError(`invalid --until "${value}": a first answer is answer (GET /) or answer:/path`);
+    return { mode: 'answer', path: value.slice('answer:'.length) };
+  }
   if (value === 'exit') return { mode: 'exit' };
   if (/^http:/.test(value)) return { mode: 'http', url: parseProbe(value) };
   if (/^line:/.test(value)) throw new UsageError(`--until ${value}: a line of output is how bench --containers sees an app in a container become ready; here use listen (or tcp), exit, a duration such as 5s, or a readiness URL such as http:/healthz`);
   try {
     return { mode: 'duration', ms: parseDuration(value, '--until') };
   } catch {
-    throw new UsageError(`invalid --until "${value}": use listen (or tcp), exit, a duration such as 5s, or a readiness URL such as http:/healthz`);
+    throw new UsageError(`invalid --until "${value}": use answer (or answer:/path), listen (or tcp), exit, a duration such as 5s, or a readiness URL such as http:/healthz`);
   }
 }
 
@@ -121,7 +126,7 @@ function afterWindowFromArgv(argv) {
   }
   const until = parseUntil(argv.until);
   if (until.mode === 'exit') throw new UsageError(`${argv.after != null ? '--after' : '--request'} needs an app that runs on after its ready moment: not with --until exit`);
-  if (requests.length && until.mode === 'duration') throw new UsageError('--request sends requests to the address the app listens on: use a ready moment that listens (--until listen or http:/path)');
+  if (requests.length && until.mode === 'duration') throw new UsageError('--request sends requests to the address the app listens on: use a ready moment that listens (--until answer, listen or http:/path)');
   return {
     ms: argv.after != null ? parseDuration(argv.after, '--after') : 5000,
     requests,
@@ -132,7 +137,7 @@ function afterWindowFromArgv(argv) {
 /** Declares the capture flags on a command's yargs builder. */
 function captureOptions(yargs) {
   return yargs
-    .option('until', { type: 'string', default: 'listen', describe: 'ready moment: listen (or tcp) | exit | <duration> (e.g. 5s) | http:/healthz (the first 2xx of a readiness URL polled every 10 ms from the first listen; http://:PORT/path for another port)' })
+    .option('until', { type: 'string', default: 'answer', describe: 'ready moment: answer (a server\'s first answer to GET / that is not a 5xx, asked from its first listen on; answer:/path for another path; a server that does not speak HTTP is ready when it listens) | listen (or tcp) | exit | <duration> (e.g. 5s) | http:/healthz (the first 2xx of a readiness URL polled every 10 ms from the first listen; http://:PORT/path for another port)' })
     .option('timeout', { type: 'string', default: '60s', describe: 'give up when the app is not ready after this long (a duration with its unit: 30s, 500ms, 2m)' })
     .option('root', { type: 'string', describe: 'app root (default: nearest package.json above the entry, else cwd)' })
     .option('esm', { type: 'string', default: 'auto', describe: 'ES module hooks, an override: auto | always | never (auto: on from Node 22.15; on Node 20 when the entry is ESM or loaders are used)' });

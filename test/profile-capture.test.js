@@ -91,8 +91,8 @@ test('profile writes a cpuprofile, the startup file list and report.json; packag
     assert.strictEqual(report.files, fs.readFileSync(path.join(out, 'startup-files.txt'), 'utf8').trim().split('\n').length);
     const sum = report.packages.reduce((s, p) => s + p.inclusiveMs, 0);
     assert.ok(sum <= report.readyAt, `packages ${sum} ms <= readyAt ${report.readyAt} ms`);
-    // Node's own bootstrap runs before any module: the rest is mostly module loading.
-    const afterBootstrap = report.readyAt - report.modules[0].startMs;
+    // Node's own bootstrap runs before any module: the rest up to the listen is mostly module loading.
+    const afterBootstrap = report.listenAt - report.modules[0].startMs;
     assert.ok(sum >= 0.5 * afterBootstrap, `packages ${sum} ms account for most of ${afterBootstrap} ms`);
     assert.ok(report.packages.some((p) => p.name === 'express' && p.modules > 1));
     // A package's bytes are its module files' sizes as read at startup.
@@ -103,7 +103,11 @@ test('profile writes a cpuprofile, the startup file list and report.json; packag
     const cats = report.categories;
     for (const k of ['resolve', 'read', 'compile', 'execute', 'other']) assert.ok(typeof cats[k] === 'number', k);
     // The summary tells where things are and how to open them.
-    assert.match(stdout, /ready \(listening\) after/);
+    // A server is ready at its first answer (GET /), its listen said apart.
+    assert.match(stdout, /ready \(first answer to GET \/\) after/);
+    assert.match(stdout, /^  listening at [\d.]+ m?s, answered 200 [\d.]+ m?s later$/m);
+    assert.ok(report.listenAt > 0 && report.listenAt <= report.readyAt, `listen ${report.listenAt} ms, ready ${report.readyAt} ms`);
+    assert.deepStrictEqual(report.answer, { status: 200 });
     assert.match(stdout, /Top packages/);
     assert.match(stdout, /startup\.cpuprofile/);
     assert.match(stdout, /speedscope/);
@@ -120,7 +124,8 @@ test('--json prints exactly one JSON document on stdout; the built-ins are the a
     const { code, stdout, stderr } = await runCli(['profile', '--json', '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(code, 0, stderr);
     const doc = JSON.parse(stdout);
-    assert.strictEqual(doc.until, 'listen');
+    assert.strictEqual(doc.until, 'answer:/');
+    assert.deepStrictEqual(doc.answer, { status: 200 });
     // server.js requires http alone; the agent's own url and net (file reads, the ready moment) are not the app's.
     assert.deepStrictEqual(doc.builtins, ['node:http']);
   } finally {
@@ -170,7 +175,7 @@ test('profile: a tiny app ready right after its start is let go at the ready mom
     for (const r of runs) {
       assert.strictEqual(r.code, 0, r.stderr);
       assert.match(r.stdout, /plain-http listening on \d+/);
-      assert.match(r.stdout, /coldstart: ready \(listening\)/);
+      assert.match(r.stdout, /coldstart: ready \(first answer to GET \/\)/);
     }
   } finally {
     rm(dir);

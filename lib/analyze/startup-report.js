@@ -61,6 +61,9 @@ function buildReport(captured, extra = {}) {
     until: result.until,
     partial: result.partial,
     readyAt: round(result.readyAt),
+    // A server's listen, and with --until answer its first answer ({status}; null: ready at its listen, unanswered says why).
+    listenAt: result.listenAt == null ? null : round(result.listenAt),
+    ...(result.answer !== undefined ? { answer: result.answer, unanswered: result.unanswered || null } : {}),
     attachMs: round(result.attachMs),
     pid: result.pid,
     exitCode: result.exitCode ?? null,
@@ -262,9 +265,10 @@ function moduleCount(report) {
   return report.modules.length || (report.packages || []).reduce((n, p) => n + (p.modules || 0), 0);
 }
 
-/** How a report names its ready moment: 'listening', 'exit', the first 2xx of a readiness URL, a mark. */
-function momentOf(until) {
-  if (until === 'listen') return 'listening';
+/** How a report names its ready moment: 'listening', a first answer, 'exit', the first 2xx of a readiness URL, a mark. */
+function momentOf(until, answer) {
+  if (until === 'listen' || (/^answer:/.test(until) && answer === null)) return 'listening'; // a server that does not speak HTTP
+  if (/^answer:/.test(until)) return `first answer to GET ${until.slice('answer:'.length)}`;
   if (until === 'exit') return 'exit';
   if (/^http:/.test(until)) return `first 2xx of ${until}`;
   if (until === 'lambda init') return 'Lambda init done: the first request for an event';
@@ -272,4 +276,15 @@ function momentOf(until) {
   return `the ${until} mark`;
 }
 
-module.exports = { buildReport, busyShare, headline, moduleCount, momentOf };
+/**
+ * A server's listen beside its first answer, as one phrase ('listening at 310 ms, answered 200
+ * 42 ms later'); null when the report has no first answer to tell.
+ * @param {(n: number) => string} fmt how a duration is written
+ */
+function listenAndAnswer(report, fmt) {
+  if (report.answer === undefined || report.listenAt == null) return null;
+  if (!report.answer) return `listening at ${fmt(report.listenAt)}, ready then: ${report.unanswered || 'no HTTP answer'}`;
+  return `listening at ${fmt(report.listenAt)}, answered ${report.answer.status} ${fmt(Math.max(0, report.readyAt - report.listenAt))} later`;
+}
+
+module.exports = { buildReport, busyShare, headline, moduleCount, momentOf, listenAndAnswer };

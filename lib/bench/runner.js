@@ -64,7 +64,7 @@ function benchMessage(err, until) {
   const details = err.details || {};
   if (err.code === 'APP_FAILED' && ('exitCode' in details || 'signal' in details)) {
     const how = details.signal ? `signal ${details.signal}` : `exit code ${details.exitCode}`;
-    if (details.exitCode === 0 && until.mode === 'listen') {
+    if (details.exitCode === 0 && (until.mode === 'listen' || until.mode === 'answer')) {
       return 'the app exited (code 0) without listening; use --until exit for a script that ends by itself';
     }
     const thrown = /\((?:exit code|signal) [^)]*\): (.+)$/.exec(err.message);
@@ -140,7 +140,7 @@ async function dockerSample(series, { until, timeoutMs }) {
 async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, timeoutMs = 60_000, signal, force, onProgress }) {
   if (!Array.isArray(series) || series.length === 0) throw new UsageError('nothing to benchmark');
   if (!Number.isInteger(runs) || runs < 1) throw new UsageError(`runs must be a whole number >= 1, got ${runs}`);
-  if (until.mode !== 'listen' && until.mode !== 'exit' && until.mode !== 'http') {
+  if (!['listen', 'answer', 'exit', 'http'].includes(until.mode)) {
     throw new UsageError('bench times the way to listen, to a readiness URL or to exit: --until takes listen, http:/path or exit here');
   }
   if (until.mode === 'http' && series.some((s) => s.where === 'docker')) {
@@ -210,7 +210,7 @@ async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, 
       outside: summarize(r.outside),
     };
   }
-  return { runs, warmup, until: until.mode === 'http' ? until.url : until.mode, partial, order, series: results, comparisons: compareSeries(results) };
+  return { runs, warmup, until: until.mode === 'http' ? until.url : until.mode === 'answer' ? `answer:${until.path}` : until.mode, partial, order, series: results, comparisons: compareSeries(results) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ const { CommandError, UsageError } = require('../errors.js');
  *   announced itself
  * @returns {Error}
  */
-function captureFailure(what, { run, timeoutMs, timingOnly, heardFrom, stderrTail }) {
+function captureFailure(what, { run, timeoutMs, timingOnly, heardFrom, listened, stderrTail }) {
   const { command, until, lambda } = run;
   if (what.type === 'lambda-init-error') {
     const { errorType, errorMessage } = what.error;
@@ -26,7 +26,10 @@ function captureFailure(what, { run, timeoutMs, timingOnly, heardFrom, stderrTai
   if (what.type === 'timeout') {
     if (until.mode === 'duration') return new CommandError(`no Node process of the app started within ${timeoutMs / 1000}s (--timeout)`, { code: 'TIMEOUT' });
     if (lambda) return new CommandError(`the function's runtime did not ${lambda.event === undefined ? 'finish init (ask the Runtime API for an event)' : 'answer its first invocation'} within ${timeoutMs / 1000}s (--timeout)`, { code: 'TIMEOUT' });
-    const hint = until.mode === 'listen' ? ' (use --until 10s to profile an app that never listens)' : '';
+    if (until.mode === 'answer' && listened) {
+      return new CommandError(`the app listened but did not answer GET ${until.path} with a status below 500 within ${timeoutMs / 1000}s (--timeout; --until listen if it is ready before it answers, answer:/path for another path)`, { code: 'TIMEOUT' });
+    }
+    const hint = until.mode === 'listen' || until.mode === 'answer' ? ' (use --until 10s to profile an app that never listens)' : '';
     const moment = until.mode === 'exit' ? 'exit' : until.mode === 'http' ? `answer ${until.url} with a 2xx after it listened` : 'listen';
     return new CommandError(`the app did not ${moment} within ${timeoutMs / 1000}s (--timeout)${hint}`, { code: 'TIMEOUT' });
   }
@@ -42,7 +45,8 @@ function captureFailure(what, { run, timeoutMs, timingOnly, heardFrom, stderrTai
   if (exit.code === 0 && until.mode !== 'exit') {
     return new CommandError('the app exited (code 0) without listening; use --until exit for a script that ends by itself', { code: 'EXIT_WITHOUT_LISTEN' });
   }
-  const when = until.mode === 'exit' ? 'before its exit could be recorded' : lambda ? 'before its init ended' : 'before listening';
+  const when = until.mode === 'exit' ? 'before its exit could be recorded' : lambda ? 'before its init ended'
+    : listened ? `after it listened, before it answered GET ${until.path}` : 'before listening';
   return crashError(exit, stderrTail(), when);
 }
 

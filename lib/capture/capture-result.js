@@ -20,7 +20,19 @@ function untilLabel(run) {
   const { until, lambda } = run;
   if (lambda) return lambda.event === undefined ? 'lambda init' : 'lambda first invocation';
   if (until.mode === 'duration') return `${until.ms}ms`;
+  if (until.mode === 'answer') return `answer:${until.path}`;
   return until.mode === 'http' ? until.url : until.mode;
+}
+
+/**
+ * A server's listen apart from its ready moment (null for the others), and with --until answer
+ * its first answer ({status}, or null when it was taken as ready at its listen, with why).
+ */
+function listenAndAnswer(payload) {
+  return {
+    listenAt: payload.listenedAt == null ? null : payload.listenedAt,
+    ...(payload.answer !== undefined ? { answer: payload.answer, ...(payload.unanswered ? { unanswered: payload.unanswered } : {}) } : {}),
+  };
 }
 
 /** The fields every result starts with, a timing-only one included. */
@@ -32,7 +44,7 @@ function resultHead(run) {
 function timedResult(payload, run, outsideMs) {
   return {
     ...resultHead(run), timingOnly: true,
-    pid: payload.pid, readyAt: payload.readyAt, outsideMs,
+    pid: payload.pid, readyAt: payload.readyAt, outsideMs, ...listenAndAnswer(payload),
     exitCode: payload.exitCode, address: payload.address || null,
     lazyLoaded: payload.lazyLoaded, // with a COLDSTART_LAZY stand-in: when it was first touched
   };
@@ -63,6 +75,7 @@ function captureResult(payload, run, { profile: rawProfile = null, partial = fal
     until: untilLabel(run),
     reason: payload.reason,
     readyAt: payload.readyAt,
+    ...listenAndAnswer(payload),
     cpuMs: payload.cpuMs ?? null,
     runQueueMs: payload.runQueueMs ?? null,
     // How busy the machine was around the run: the report says when it inflated the times.

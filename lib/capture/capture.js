@@ -149,7 +149,7 @@ async function capture(options) {
     if (what.type === 'ready') return readyResult(what.session, what.payload, { run, tree, options, profile, coverage, stderrTail: proc.stderrTail });
     if (what.type === 'duration' || what.type === 'interrupted') return stoppedResult(what.type === 'interrupted', { run, tree, profile });
     if (what.type === 'lambda') return lambdaCapture.lambdaResult(what, { run, tree, profile, timingOnly: options.timingOnly });
-    throw captureFailure(what, { run, timeoutMs, timingOnly: options.timingOnly, heardFrom: tree.heardFrom(), stderrTail: proc.stderrTail });
+    throw captureFailure(what, { run, timeoutMs, timingOnly: options.timingOnly, heardFrom: tree.heardFrom(), listened: tree.listened(), stderrTail: proc.stderrTail });
   }
 }
 

@@ -154,6 +154,10 @@ async function attach(announce, options) {
       if (session.onResumed) session.onResumed();
       return;
     }
+    if (payload.reason === 'listened') {
+      session.listened = true; // --until answer: listening, not yet answering
+      return;
+    }
     if (payload.reason === 'exited') {
       // The process is ending before its ready moment; Node holds it until we detach.
       session.close();

@@ -99,6 +99,8 @@ function followProcessTree({ channel, spawnedAt, attachOptions, end, keepLateSes
     },
     /** A Node process of the app announced itself (or wrote its ready moment). */
     heardFrom: () => sessions.size > 0 || seen.size > 0,
+    /** A process of the app listened (--until answer says so before its first answer). */
+    listened: () => [...sessions.values()].some((s) => s.listened),
     /** Every process to end: the announced ones and those they started. */
     allPids: () => [...pids, ...childPids(channel)],
     firstSession: () => open().sort((a, b) => a.announce.startUs - b.announce.startUs)[0] || null,

@@ -21,7 +21,7 @@ const CONTROL_APP = path.join(__dirname, 'control-app', 'main.js');
  */
 function controlCommand(appCommand, until) {
   const node = nodeOf(appCommand);
-  if (until.mode === 'listen') return [node, CONTROL_APP, 'listen'];
+  if (until.mode === 'listen' || until.mode === 'answer') return [node, CONTROL_APP, 'listen']; // it answers any path
   if (until.mode === 'exit') return [node, CONTROL_APP, 'exit'];
   if (until.mode === 'http') return [node, CONTROL_APP, 'http', String(probePort(until))];
   return null;
@@ -44,6 +44,7 @@ const probePort = (until) => Number((/^http:\/\/[^/]*?:(\d+)/.exec(until.url) ||
 function bareNodeCommand(appCommand, until) {
   const node = nodeOf(appCommand);
   if (until.mode === 'listen') return [node, '-e', "require('net').createServer().listen(0, '127.0.0.1')"];
+  if (until.mode === 'answer') return [node, '-e', "require('http').createServer((q, s) => s.end()).listen(0, '127.0.0.1')"];
   if (until.mode === 'exit') return [node, '-e', '0'];
   if (until.mode === 'http') return [node, '-e', `require('http').createServer((q, s) => s.end()).listen(${probePort(until)}, '127.0.0.1')`];
   return null;

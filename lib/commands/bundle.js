@@ -23,7 +23,7 @@ module.exports = {
     .example('$0 bundle --external sharp -- node dist/index.js', ''),
 
   async run(argv, ctx) {
-    if (parseUntil(argv.until).mode !== 'listen') throw new UsageError('bundle verifies a server: only --until listen is supported');
+    if (!['listen', 'answer'].includes(parseUntil(argv.until).mode)) throw new UsageError('bundle verifies a server: only --until answer or listen is supported');
     parseDuration(argv.timeout, '--timeout'); // a bad --timeout fails before anything runs
     const runs = parseCount(argv.runs, '--runs', 1);
     const requests = [].concat(argv.request || []).map(parseRequestLine);

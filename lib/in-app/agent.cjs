@@ -125,7 +125,7 @@ function start() {
   setInterval(() => { if (!cliAlive()) letGo(); }, 250).unref();
 
   // Our own modules, loaded before the loader is patched so that they are not counted as the app's.
-  const { readyMoment, onReadyMoment } = require('./ready-moment.cjs');
+  const { readyMoment, onReadyMoment, readyReason, answerOf } = require('./ready-moment.cjs');
   // COLDSTART_RECORD=0: the inspector, the holds and the ready moment only, nothing patched or
   // recorded (the overhead benchmark's decomposition, bench/profile-overhead.js --parts).
   const recording = process.env.COLDSTART_RECORD !== '0';
@@ -140,13 +140,18 @@ function start() {
   moduleTiming.recordEsm();
   const runQueueMs = () => waitedForCpuMs(fileReads.readUnseen);
 
-  // 5. The ready moment: the first listen, or the first 2xx of a readiness URL polled from then on.
+  // 5. The ready moment: the first listen, the server's first answer, or the first 2xx of a
+  // readiness URL polled from then on. The listen is said apart.
   const until = readyMoment();
-  onReadyMoment(until, (server) => {
+  onReadyMoment(until, (server, moment) => {
     if (state.finished) return;
     let address = null;
     try { address = server.address(); } catch { /* closed already */ }
-    finish(until === 'listen' ? 'listen' : 'probe', { address });
+    finish(readyReason(until), { address, listenedAt: msSinceStart(moment.listenUs), ...answerOf(moment) });
+  }, () => {
+    // Listening, not answering yet: the CLI names a crash or a timeout from here on as such.
+    const binding = globalThis.__coldstartReady;
+    if (typeof binding === 'function') binding(JSON.stringify({ pid: process.pid, reason: 'listened' }));
   });
   if (until === 'exit') {
     process.on('exit', (code) => finish('exit', { exitCode: code }));

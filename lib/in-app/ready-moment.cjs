@@ -2,8 +2,9 @@
 // The ready moment as seen from inside the app, for the capture agent and for start's code-cache
 // recording run alike. Runs in the app's own process: Node built-ins only, loaded when needed.
 
-// 'listen' (the default), 'exit', a duration in milliseconds after start, or a readiness URL
-// ('http:/path' or 'http://:PORT/path').
+// 'answer:/path' (a server's first answer: what the CLI gives by default), 'listen' (the default
+// here, for start's production report), 'exit', a duration in milliseconds after start, or a
+// readiness URL ('http:/path' or 'http://:PORT/path').
 const UNTIL_ENV = 'COLDSTART_UNTIL';
 
 /** The ready moment this process was started for. */
@@ -17,28 +18,84 @@ function readyMoment() {
  */
 function readyMomentEnv(until) {
   if (until.mode === 'duration') return String(until.ms);
+  if (until.mode === 'answer') return `answer:${until.path}`;
   return until.mode === 'http' ? until.url : until.mode;
 }
 
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+
 /**
- * Calls onReady(server) at the ready moments decided inside the app: 'listen' (the first listen
- * on a port) and a readiness URL (its first 2xx answer, asked every 10 ms on loopback from the
- * first listen on, as a platform's startup probe would). Returns false for the others ('exit', a
- * duration), which the caller handles.
+ * Calls onReady(server, moment) at the ready moments decided inside the app: 'listen' (the first
+ * listen on a port); a server's first answer ('answer:/path': the first response to GET path that
+ * is not a server error, asked on loopback from its first listen on, as the first user's request
+ * would be; a server that does not speak HTTP is ready at its listen); a readiness URL (its first
+ * 2xx, asked every 10 ms from the first listen on, as a platform's startup probe would).
+ * moment: {listenUs (the listen, on process.hrtime's clock in µs), answer?: {status} | null,
+ * unanswered?: why a server was taken as ready at its listen}. Returns false for the others
+ * ('exit', a duration), which the caller handles. onListen(), when given, is called at a first
+ * answer's listen.
  */
-function onReadyMoment(until, onReady) {
+function onReadyMoment(until, onReady, onListen = () => {}) {
   if (until === 'listen') {
-    onListening(onReady);
+    onListening((server) => onReady(server, { listenUs: nowUs() }));
     return true;
   }
-  if (!until.startsWith('http:')) return false;
-  let polling = false;
+  const answer = /^answer:(\/.*)$/s.exec(until);
+  if (!answer && !until.startsWith('http:')) return false;
+  let asking = false;
   onListening((server) => {
-    if (polling) return;
-    polling = true;
-    pollUntilReady(until, server, () => onReady(server));
+    if (asking) return;
+    asking = true;
+    const listenUs = nowUs();
+    if (answer) {
+      onListen();
+      firstAnswer(answer[1], server, (outcome) => onReady(server, { listenUs, ...outcome }));
+    } else pollUntilReady(until, server, () => onReady(server, { listenUs }));
   });
   return true;
+}
+
+/**
+ * Asks a server that listened GET path until it answers with a status below 500 (a 5xx, or a
+ * refused connection, is asked again 10 ms later): done({answer: {status}}). A server with no
+ * 'request' listener (gRPC, raw TCP) or that does not answer in HTTP is ready at its listen:
+ * done({answer: null, unanswered}).
+ */
+function firstAnswer(requestPath, server, done) {
+  if (server.listenerCount('request') === 0) return done({ answer: null, unanswered: 'not an HTTP server' });
+  let address;
+  try { address = server.address(); } catch { return done({ answer: null, unanswered: 'closed' }); }
+  const host = !address.address || address.address === '::' || address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+  // A TLS server (https, http2 with HTTP/1 allowed): asked over TLS, whatever its certificate.
+  const tls = typeof server.addContext === 'function';
+  const client = require(tls ? 'https' : 'http');
+  function ask() {
+    const options = { host, port: address.port, path: requestPath, agent: false, headers: { [PROBE_HEADER]: '1' }, ...(tls ? { rejectUnauthorized: false } : {}) };
+    globalThis[PROBING] = true;
+    try {
+      client.get(options, (res) => {
+        res.resume();
+        if (res.statusCode < 500) done({ answer: { status: res.statusCode } });
+        else setTimeout(ask, 10);
+      }).on('error', (err) => {
+        if (err.code === 'ECONNREFUSED') setTimeout(ask, 10);
+        else done({ answer: null, unanswered: `no HTTP answer (${err.code || err.message})` });
+      });
+    } finally {
+      globalThis[PROBING] = false;
+    }
+  }
+  ask();
+}
+
+/** The reason a ready process gives: 'listen', 'answer' or 'probe' (a readiness URL). */
+function readyReason(until) {
+  return until === 'listen' ? 'listen' : until.startsWith('answer:') ? 'answer' : 'probe';
+}
+
+/** A first answer's part of what a ready process tells the CLI. */
+function answerOf({ answer, unanswered }) {
+  return answer === undefined ? {} : { answer, ...(unanswered ? { unanswered } : {}) };
 }
 
 /**
@@ -106,4 +163,4 @@ function onPipe(server) {
   }
 }
 
-module.exports = { UNTIL_ENV, PROBE_HEADER, PROBING, readyMoment, readyMomentEnv, onListening, onReadyMoment };
+module.exports = { UNTIL_ENV, PROBE_HEADER, PROBING, readyMoment, readyMomentEnv, readyReason, answerOf, onListening, onReadyMoment };

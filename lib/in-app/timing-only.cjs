@@ -2,7 +2,7 @@
 // The agent of a timed run (bench, check, bundle's verification, --verify-advice): the ready moment
 // only, no inspector and no hooks, one file written to the CLI's channel. agent.cjs loads it under
 // COLDSTART_TIMING=1 and hands it the channel's primitives.
-const { readyMoment, onReadyMoment } = require('./ready-moment.cjs');
+const { readyMoment, onReadyMoment, readyReason, answerOf } = require('./ready-moment.cjs');
 
 /** @param {{writeChannelFile: Function, cliWatcher: Function, leaveChannel: Function}} channel */
 function startTimingOnly({ writeChannelFile, cliWatcher, leaveChannel }) {
@@ -33,10 +33,11 @@ function startTimingOnly({ writeChannelFile, cliWatcher, leaveChannel }) {
     const startUs = Number(process.hrtime.bigint() / 1000n) - Math.round(performance.now() * 1000);
     writeChannelFile(`${process.pid}.clock.json`, { pid: process.pid, startUs });
   } else {
-    onReadyMoment(until, (server) => {
+    onReadyMoment(until, (server, moment) => {
       let address = null;
       try { address = server.address(); } catch { /* closed already */ }
-      report(until === 'listen' ? 'listen' : 'probe', { address });
+      const sinceListenMs = (Number(process.hrtime.bigint() / 1000n) - moment.listenUs) / 1000;
+      report(readyReason(until), { address, listenedAt: performance.now() - sinceListenMs, ...answerOf(moment) });
     });
   }
 }

@@ -3,7 +3,7 @@
 // to ready went. The figures and tables are rendered here, so they read without scripts; the
 // timeline and the require tree are drawn in the page from the embedded report. Pure.
 const { shellLine } = require('../shell-words.js');
-const { busyShare, moduleCount, momentOf } = require('../analyze/startup-report.js');
+const { busyShare, moduleCount, momentOf, listenAndAnswer } = require('../analyze/startup-report.js');
 const { ms, size, count } = require('./terminal-format.js');
 const { gcShare, noReuseLine, verifiedText } = require('./terminal.js');
 
@@ -156,8 +156,9 @@ function renderDetails(report) {
   const rows = [
     ['command', shellLine(report.command)],
     ['node', report.node],
-    ['ready moment', `${momentOf(report.until)}${report.partial ? ' (partial: interrupted)' : ''}`],
+    ['ready moment', `${momentOf(report.until, report.answer)}${report.partial ? ' (partial: interrupted)' : ''}`],
     ['time to ready', fmtMs(report.readyAt)],
+    listenAndAnswer(report, fmtMs) && ['listen and first answer', listenAndAnswer(report, fmtMs)],
     report.attachMs != null && ['profiler attach pause', `${fmtMs(report.attachMs)} (not counted in time to ready)`],
     ['cwd', report.cwd],
     ['root', report.root],
@@ -388,7 +389,7 @@ function renderReportHtml(report) {
   <h1><code id="command">${esc(shellLine(report.command))}</code></h1>
   <div class="meta">node <b id="node-version">${esc(report.node)}</b> · root <code>${esc(report.root)}</code> · pid ${esc(report.pid)}${placeLine(report)}</div>
   <div class="stats">
-    ${stat(`time to ready (${momentOf(report.until)})`, fmtMs(report.readyAt), report.attachMs != null ? `excludes a ${fmtMs(report.attachMs)} profiler pause` : '')}
+    ${stat(`time to ready (${momentOf(report.until, report.answer)})`, fmtMs(report.readyAt), report.attachMs != null ? `excludes a ${fmtMs(report.attachMs)} profiler pause` : '')}
     ${stat('modules', String(moduleCount(report)), count((report.packages || []).length, 'package'))}
     ${stat('loading modules', fmtMs(moduleMs), Number.isFinite(firstModule) ? `first module at ${fmtMs(firstModule)}` : '')}
     ${stat('files read', String(report.files), fmtBytes(report.bytes))}

@@ -3,7 +3,7 @@
 const path = require('path');
 const { isGvisor } = require('../gvisor.js');
 const { INSTALL_DIR } = require('../paths.js');
-const { headline, momentOf } = require('../analyze/startup-report.js');
+const { headline, momentOf, listenAndAnswer } = require('../analyze/startup-report.js');
 const { CATEGORIES } = require('../analyze/cpuprofile-categories.js');
 const { ms, size, count, palette, table, shorten } = require('./terminal-format.js');
 
@@ -24,10 +24,12 @@ function renderProfileSummary(report, opts = {}) {
   const h = headline(report, 5);
   const lines = [];
   const status = report.partial ? c.yellow(' (partial: interrupted)') : '';
-  const moment = momentOf(report.until);
+  const moment = momentOf(report.until, report.answer);
   lines.push(`${c.bold('coldstart')}: ready (${moment}) after ${c.bold(ms(report.readyAt))}${status}`);
   lines.push(`  ${count(report.modules.length, 'module')}, ${count(report.files, 'file')}, ${size(report.bytes)} read to start` +
     (report.outsideRoot.length ? `, ${count(report.outsideRoot.length, 'file')} outside the root` : ''));
+  const answered = listenAndAnswer(report, ms);
+  if (answered) lines.push(`  ${answered}`);
   lines.push(`  root ${report.root}   node ${report.node}`);
   if (report.lambda) lines.push(lambdaLine(report.lambda, c));
   const busy = busyLine(report.machine, report.runs);
