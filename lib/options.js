@@ -149,7 +149,7 @@ function captureOptions(yargs) {
  */
 function lambdaOptions(yargs) {
   return yargs
-    .option('lambda', { type: 'string', requiresArg: true, describe: 'a Lambda function\'s handler (handler.js:fn), started by aws-lambda-ric as Lambda starts it, against a Runtime API coldstart serves on 127.0.0.1; ready = init done (its first request for an event); no app command needed' })
+    .option('lambda', { type: 'string', requiresArg: true, describe: 'a Lambda function\'s handler (handler.js:fn), started by aws-lambda-ric as Lambda starts it (by coldstart\'s own runtime client where it is not installed), against a Runtime API coldstart serves on 127.0.0.1; ready = init done (its first request for an event); no app command needed' })
     .option('event', { type: 'string', requiresArg: true, describe: 'with --lambda: a JSON file, the event of a first invocation; ready = its response, init and the first invocation reported apart (a cold start as Lambda bills it)' });
 }
 
@@ -159,12 +159,16 @@ function lambdaRun(argv, ctx) {
     if (argv.event != null) throw new UsageError('--event is the first invocation of a --lambda function: give --lambda handler.js:fn too');
     return null;
   }
-  const { parseLambdaHandler, runtimeClient, readEvent } = require('./capture/lambda-function.js');
+  const { parseLambdaHandler, runtimeClient, BUILT_IN_CLIENT, readEvent } = require('./capture/lambda-function.js');
   const { handler } = parseLambdaHandler(argv.lambda, ctx.cwd);
   const event = argv.event != null ? readEvent(argv.event, ctx.cwd) : undefined;
   const given = argv.appCommand || [];
+  const client = given.length ? null : runtimeClient(ctx.cwd, { builtIn: true });
+  if (client === BUILT_IN_CLIENT && !argv.quiet) {
+    ctx.stderr.write('coldstart: aws-lambda-ric is not installed beside the handler: coldstart\'s own runtime client starts it (init and the handler\'s time are the function\'s; the few ms aws-lambda-ric takes to load are not in init)\n');
+  }
   return {
-    command: given.length ? given : ['node', runtimeClient(ctx.cwd), handler],
+    command: given.length ? given : ['node', client, handler],
     lambda: { handler, event },
     until: { mode: 'lambda' },
   };

@@ -146,15 +146,6 @@ test('--lambda: init that throws is exit 1 with its error; a handler not exporte
       assert.match(r.stderr, message);
       assert.strictEqual(r.stderr.trim().split('\n').filter((l) => l.startsWith('coldstart:')).length, 1, r.stderr);
     }
-    const noRic = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-lambda-noric-'));
-    try {
-      fs.copyFileSync(path.join(dir, 'handler.js'), path.join(noRic, 'handler.js'));
-      const r = await runCli(['profile', '--lambda', 'handler.js:handler', '--out', 'y'], { cwd: noRic });
-      assert.strictEqual(r.code, 2, r.stderr);
-      assert.match(r.stderr, /^coldstart: --lambda: aws-lambda-ric is not installed beside the handler: npm install aws-lambda-ric/m);
-    } finally {
-      rm(noRic);
-    }
   } finally {
     rm(dir);
   }

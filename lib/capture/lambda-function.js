@@ -36,15 +36,20 @@ const isFile = (p) => {
   try { return fs.statSync(p).isFile(); } catch { return false; }
 };
 
+// coldstart's own runtime client, for a machine where aws-lambda-ric is not installed.
+const BUILT_IN_CLIENT = path.join(__dirname, '..', 'in-app', 'lambda-runtime-client.mjs');
+
 /**
- * The runtime interface client's entry as the function's project installed it.
+ * The runtime interface client's entry as the function's project installed it; with builtIn,
+ * coldstart's own client (lambda-runtime-client.mjs) when the project has none.
  * @returns {string} absolute path of its bin script
  */
-function runtimeClient(cwd) {
+function runtimeClient(cwd, { builtIn = false } = {}) {
   let manifestFile;
   try {
     manifestFile = require.resolve('aws-lambda-ric/package.json', { paths: [cwd] });
   } catch {
+    if (builtIn) return BUILT_IN_CLIENT;
     throw new UsageError('--lambda: aws-lambda-ric is not installed beside the handler: npm install aws-lambda-ric (the runtime interface client of Lambda\'s Node images), or give the runtime\'s command after --');
   }
   const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
@@ -102,4 +107,4 @@ function invocationFailure(lambda) {
   return invoke.error ? `${invoke.error.errorType}: ${invoke.error.errorMessage}` : 'an error without a body';
 }
 
-module.exports = { parseLambdaHandler, runtimeClient, lambdaEnvironment, readEvent, invocationFailure };
+module.exports = { parseLambdaHandler, runtimeClient, BUILT_IN_CLIENT, lambdaEnvironment, readEvent, invocationFailure };

@@ -115,7 +115,9 @@ function packageLinks(loadedFiles, root) {
  */
 function collectFiles(payload, root, modules = moduleRecords(payload), commandFiles = []) {
   const found = new Map(); // absolute path -> via
-  const add = (p, via) => { if (p && !found.has(p)) found.set(p, via); };
+  // coldstart's own Lambda runtime client stands in for aws-lambda-ric: not the function's file.
+  const { BUILT_IN_CLIENT } = require('./lambda-function.js');
+  const add = (p, via) => { if (p && !found.has(p) && p !== BUILT_IN_CLIENT) found.set(p, via); };
   for (const link of commandFiles) add(link, 'symlink');
 
   for (const m of modules) add(m.file, m.kind === 'esm' ? 'import' : 'require');

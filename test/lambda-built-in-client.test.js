@@ -1,0 +1,74 @@
+'use strict';
+// --lambda where aws-lambda-ric is not installed (it needs a compiler at install): coldstart's own
+// runtime client starts the handler against the Runtime API coldstart serves, and says so. The
+// same outcomes as with aws-lambda-ric: init and the first invocation apart, a failed invocation
+// exit 1, a handler not exported one line and exit 2, and pack archives what init and the event read.
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { runCli, rm } = require('./helpers/app.js');
+
+const NOTE = /^coldstart: aws-lambda-ric is not installed beside the handler: coldstart's own runtime client starts it/m;
+
+function project() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-lambda-built-in-'));
+  const files = {
+    'package.json': '{ "name": "fn", "private": true }',
+    // ES module handler, its own module, and a timing of its init on its own clock.
+    'handler.mjs': "import { greet } from './lib/greet.mjs';\nconst end = performance.now() + 40; while (performance.now() < end);\nexport const handler = async (event, context) => ({ statusCode: 200, body: greet(event.name), id: context.awsRequestId });\n",
+    'lib/greet.mjs': 'export const greet = (name) => `hello ${name}`;\n',
+    'callback.cjs': "exports.handler = (event, context, callback) => callback(null, { ok: true });\n",
+    'throws.cjs': "exports.handler = async () => { throw new TypeError('no such table'); };\n",
+    'event.json': '{ "name": "ada" }',
+  };
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+  }
+  return dir;
+}
+
+test('profile --lambda without aws-lambda-ric: coldstart\'s client runs init and the first invocation, the function\'s modules only', async () => {
+  const dir = project();
+  try {
+    const r = await runCli(['profile', '--json', '--lambda', 'handler.mjs:handler', '--event', 'event.json'], { cwd: dir });
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stderr, NOTE);
+    const report = JSON.parse(r.stdout);
+    assert.strictEqual(report.lambda.invoke.ok, true);
+    assert.ok(report.lambda.initMs >= 40, `init ${report.lambda.initMs} ms holds the handler's 40 ms`);
+    assert.deepStrictEqual(report.modules.map((m) => m.file).sort(), ['handler.mjs', 'lib/greet.mjs']);
+    assert.deepStrictEqual(report.outsideRoot, [], 'the client is coldstart\'s, not the function\'s');
+
+    const callback = await runCli(['profile', '--json', '--out', 'cb', '--lambda', 'callback.cjs:handler', '--event', 'event.json'], { cwd: dir });
+    assert.strictEqual(callback.code, 0, callback.stderr);
+    assert.strictEqual(JSON.parse(callback.stdout).lambda.invoke.ok, true, 'a callback-style handler answers');
+
+    const failed = await runCli(['profile', '--out', 'f', '--lambda', 'throws.cjs:handler', '--event', 'event.json'], { cwd: dir });
+    assert.strictEqual(failed.code, 1, failed.stderr);
+    assert.match(failed.stderr, /^coldstart: the first invocation failed \(TypeError: no such table\); the profile of init and the invocation is written$/m);
+
+    const missing = await runCli(['profile', '--quiet', '--out', 'm', '--lambda', 'handler.mjs:nope'], { cwd: dir });
+    assert.strictEqual(missing.code, 2, missing.stderr);
+    assert.deepStrictEqual(missing.stderr.trim().split('\n').filter((l) => l.startsWith('coldstart:')), ['coldstart: --lambda handler.nope: Runtime.HandlerNotFound: handler.nope is undefined or not exported']);
+  } finally {
+    rm(dir);
+  }
+});
+
+test('pack --lambda without aws-lambda-ric: the archive holds the function\'s files and none of coldstart\'s', async () => {
+  const dir = project();
+  try {
+    const r = await runCli(['pack', '--lambda', 'handler.mjs:handler', '--event', 'event.json', '--out', 'startup.tar'], { cwd: dir });
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stderr, NOTE);
+    assert.doesNotMatch(r.stderr + r.stdout, /outside the root/);
+    const { readTarEntries } = require('../lib/start/tar-reader.js');
+    const names = [...readTarEntries(fs.readFileSync(path.join(dir, 'startup.tar')))].map((e) => e.path).filter((p) => !p.endsWith('/'));
+    assert.ok(names.includes('handler.mjs') && names.includes('lib/greet.mjs'), names.join(' '));
+  } finally {
+    rm(dir);
+  }
+});
