@@ -145,9 +145,7 @@ function start() {
   const until = readyMoment();
   onReadyMoment(until, (server, moment) => {
     if (state.finished) return;
-    let address = null;
-    try { address = server.address(); } catch { /* closed already */ }
-    finish(readyReason(until), { address, listenedAt: msSinceStart(moment.listenUs), ...answerOf(moment) });
+    finish(readyReason(until), { address: moment.address, listenedAt: msSinceStart(moment.listenUs), ...answerOf(moment) });
   }, () => {
     // Listening, not answering yet: the CLI names a crash or a timeout from here on as such.
     const binding = globalThis.__coldstartReady;

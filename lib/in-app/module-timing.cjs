@@ -144,14 +144,11 @@ function recordModules(state, { hrNow, cpuNow }) {
 
   // Hooks registered later run first: one that serves modules itself (start's preload serves them
   // from memory) would keep them from ours. Ours go back on top of any that come after them.
-  const registerHooks = inThreadHooks ? Module.registerHooks : null;
+  const registerHooks = Module.registerHooks;
   if (inThreadHooks) {
     Module.registerHooks = function registerHooksUnderTiming(theirs) {
       const registration = registerHooks.call(this, theirs);
-      if (hooks) {
-        hooks.deregister();
-        hooks = registerHooks({ resolve: esmInThread.resolve, load: loadAndWatch });
-      }
+      if (hooks) { hooks.deregister(); hooks = null; registerInThread(); }
       return registration;
     };
   }
@@ -262,20 +259,14 @@ function startsAsEsm() {
   if (/--(import|loader|experimental-loader)\b/.test(flags)) return true;
   if (!process.argv[1]) return false;
   // Node runs the entry's real path: a package binary's link (node_modules/.bin/x) names no extension.
-  const entry = realEntry(path.resolve(process.argv[1]));
+  let entry = path.resolve(process.argv[1]);
+  try { entry = realpathSync(entry); } catch { /* server for server.js: its package decides */ }
   if (/\.(mjs|mts)$/.test(entry)) return true;
   if (/\.(cjs|cts|json)$/.test(entry)) return false;
   // The reader pack classifies files with, given the agent's unrecorded read.
   return require('./package-type.cjs').packageTypeReader(readFileSync)(entry) === 'module';
 }
 
-function realEntry(entry) {
-  try {
-    return realpathSync(entry);
-  } catch {
-    return entry; // server for server.js: Node finds it; its package decides as the file's would
-  }
-}
 
 // `import` as a keyword in CommonJS source: an import() to come, or ES module syntax Node may yet
 // find in a file of a package without a "type" (which it then loads as an ES module). Searched, not

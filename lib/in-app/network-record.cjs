@@ -12,8 +12,7 @@
 //    `undici:client:sendHeaders` naming the socket.
 //  - child processes: the `child_process` channel (command, start, exit).
 //  - timers of more than 10 ms that startup set (timer-record.cjs).
-//  - requests the app served (the window after ready): `http.server.request.start` to
-//    `http.server.response.finish` (or the response's 'close' when the client went away).
+//  - requests the app served, with --after (served-record.cjs).
 // Times are kept as hrtime µs and converted on the agent's clock at snapshot.
 
 /**
@@ -27,7 +26,6 @@ function recordNetwork(now) {
   const connections = [];
   const requests = [];
   const children = [];
-  const served = [];
   const records = new WeakMap(); // http ClientRequest or undici request -> record
   let active = true;
   let pendingTls = 0; // undici connects announced whose tls.connect has not run yet
@@ -181,19 +179,8 @@ function recordNetwork(now) {
     child.once('exit', (code) => { rec.endUs = now(); rec.exitCode = code; });
   });
 
-  // requests the app served (express, fastify and koa all answer through http.Server)
-  on('http.server.request.start', ({ request, response }) => {
-    if (request.headers[PROBE_HEADER]) return;
-    const rec = { method: request.method, path: String(request.url || '/').split('?')[0], startUs: now(), endUs: null, status: null };
-    served.push(rec);
-    records.set(response, rec);
-    // A client that goes away ends the request without a finish.
-    response.once('close', () => { if (rec.endUs == null) rec.endUs = now(); });
-  });
-  on('http.server.response.finish', ({ response }) => {
-    const rec = records.get(response);
-    if (rec) { rec.endUs = now(); rec.status = response.statusCode; }
-  });
+  // Requests the app served: what profile --after shows (COLDSTART_AFTER), loaded for it alone.
+  const served = process.env.COLDSTART_AFTER === '1' ? require('./served-record.cjs').recordServed(on, now, PROBE_HEADER) : [];
 
   function stop() {
     if (!active) return;

@@ -12,32 +12,23 @@ function readyMoment() {
   return process.env[UNTIL_ENV] || 'listen';
 }
 
-/**
- * The value of UNTIL_ENV for a ready moment as the CLI parses it (options.js parseUntil).
- * @param {{mode: 'listen'|'exit'|'duration', ms?: number}} until
- */
-function readyMomentEnv(until) {
-  if (until.mode === 'duration') return String(until.ms);
-  if (until.mode === 'answer') return `answer:${until.path}`;
-  return until.mode === 'http' ? until.url : until.mode;
-}
-
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 
 /**
  * Calls onReady(server, moment) at the ready moments decided inside the app: 'listen' (the first
- * listen on a port); a server's first answer ('answer:/path': the first response to GET path that
- * is not a server error, asked on loopback from its first listen on, as the first user's request
- * would be; a server that does not speak HTTP is ready at its listen); a readiness URL (its first
- * 2xx, asked every 10 ms from the first listen on, as a platform's startup probe would).
- * moment: {listenUs (the listen, on process.hrtime's clock in µs), answer?: {status} | null,
- * unanswered?: why a server was taken as ready at its listen}. Returns false for the others
- * ('exit', a duration), which the caller handles. onListen(), when given, is called at a first
- * answer's listen.
+ * listen on a port); a server's first answer ('answer:/path', firstAnswer) as the first user's
+ * request sees it; a readiness URL (its first 2xx, asked every 10 ms from the first listen on, as a
+ * platform's startup probe would). moment: {listenUs (process.hrtime's clock, µs), address (the
+ * server's, taken at its listen), answer?, unanswered?}.
+ * Returns false for the others ('exit', a duration), which the caller handles. onListen() is
+ * called at a first answer's listen.
  */
 function onReadyMoment(until, onReady, onListen = () => {}) {
+  const listened = (server) => {
+    try { return { listenUs: nowUs(), address: server.address() }; } catch { return { listenUs: nowUs(), address: null }; }
+  };
   if (until === 'listen') {
-    onListening((server) => onReady(server, { listenUs: nowUs() }));
+    onListening((server) => onReady(server, listened(server)));
     return true;
   }
   const answer = /^answer:(\/.*)$/s.exec(until);
@@ -46,46 +37,25 @@ function onReadyMoment(until, onReady, onListen = () => {}) {
   onListening((server) => {
     if (asking) return;
     asking = true;
-    const listenUs = nowUs();
+    const at = listened(server);
     if (answer) {
       onListen();
-      firstAnswer(answer[1], server, (outcome) => onReady(server, { listenUs, ...outcome }));
-    } else pollUntilReady(until, server, () => onReady(server, { listenUs }));
+      firstAnswer(answer[1], server, at.address, (outcome) => onReady(server, { ...at, ...outcome }));
+    } else pollUntilReady(until, at.address, () => onReady(server, at));
   });
   return true;
 }
 
 /**
- * Asks a server that listened GET path until it answers with a status below 500 (a 5xx, or a
- * refused connection, is asked again 10 ms later): done({answer: {status}}). A server with no
- * 'request' listener (gRPC, raw TCP) or that does not answer in HTTP is ready at its listen:
- * done({answer: null, unanswered}).
+ * Asks a server that listened GET path until it answers with a status below 500: done({answer:
+ * {status}}). One with no 'request' listener (gRPC, raw TCP) or that does not answer in HTTP is
+ * ready at its listen: done({answer: null, unanswered}). TLS servers are asked over TLS.
  */
-function firstAnswer(requestPath, server, done) {
-  if (server.listenerCount('request') === 0) return done({ answer: null, unanswered: 'not an HTTP server' });
-  let address;
-  try { address = server.address(); } catch { return done({ answer: null, unanswered: 'closed' }); }
-  const host = !address.address || address.address === '::' || address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
-  // A TLS server (https, http2 with HTTP/1 allowed): asked over TLS, whatever its certificate.
-  const tls = typeof server.addContext === 'function';
-  const client = require(tls ? 'https' : 'http');
-  function ask() {
-    const options = { host, port: address.port, path: requestPath, agent: false, headers: { [PROBE_HEADER]: '1' }, ...(tls ? { rejectUnauthorized: false } : {}) };
-    globalThis[PROBING] = true;
-    try {
-      client.get(options, (res) => {
-        res.resume();
-        if (res.statusCode < 500) done({ answer: { status: res.statusCode } });
-        else setTimeout(ask, 10);
-      }).on('error', (err) => {
-        if (err.code === 'ECONNREFUSED') setTimeout(ask, 10);
-        else done({ answer: null, unanswered: `no HTTP answer (${err.code || err.message})` });
-      });
-    } finally {
-      globalThis[PROBING] = false;
-    }
-  }
-  ask();
+function firstAnswer(path, server, address, done) {
+  if (server.listenerCount('request') === 0 || !address) return done({ answer: null, unanswered: 'not an HTTP server' });
+  const host = [undefined, '::', '0.0.0.0'].includes(address.address) ? '127.0.0.1' : address.address;
+  askUntil({ host, port: address.port, path }, typeof server.addContext === 'function', (status) => status < 500,
+    (status) => done({ answer: { status } }), (err) => done({ answer: null, unanswered: `no HTTP answer (${err.code || err.message})` }), server);
 }
 
 /** The reason a ready process gives: 'listen', 'answer' or 'probe' (a readiness URL). */
@@ -105,23 +75,28 @@ function answerOf({ answer, unanswered }) {
 const PROBE_HEADER = 'x-coldstart-readiness-probe';
 const PROBING = Symbol.for('coldstart.probing');
 
-function pollUntilReady(url, server, done) {
-  const [, host, port, probePath] = /^http:(?:\/\/([^/]*?)?:(\d+))?(\/.*)$/.exec(url);
-  let target = Number(port);
-  if (!port) {
-    try { target = server.address().port; } catch { /* closed: the CLI's timeout says so */ }
-  }
-  const http = require('http');
+function pollUntilReady(url, address, done) {
+  const [, host, port, path] = /^http:(?:\/\/([^/]*?)?:(\d+))?(\/.*)$/.exec(url);
+  const target = port ? Number(port) : address && address.port; // closed: the CLI's timeout says so
+  askUntil({ host: host && host !== 'localhost' ? host.replace(/^\[|\]$/g, '') : '127.0.0.1', port: target, path }, false, (status) => status >= 200 && status < 300, done);
+}
+
+/**
+ * GET target every 10 ms (over TLS whatever the certificate, when tls) until accepts(its status):
+ * done(status). An error other than a refused connection (or one from a server that closed) ends
+ * the asking with fail(err), when given.
+ */
+function askUntil(target, tls, accepts, done, fail, server) {
+  const get = require(tls ? 'https' : 'http').get;
   const again = () => setTimeout(ask, 10);
   function ask() {
-    const options = { host: host && host !== 'localhost' ? host.replace(/^\[|\]$/g, '') : '127.0.0.1', port: target, path: probePath, agent: false, headers: { [PROBE_HEADER]: '1' } };
     globalThis[PROBING] = true;
     try {
-      http.get(options, (res) => {
+      get({ ...target, agent: false, headers: { [PROBE_HEADER]: '1' }, ...(tls ? { rejectUnauthorized: false } : {}) }, (res) => {
         res.resume();
-        if (res.statusCode >= 200 && res.statusCode < 300) done();
+        if (accepts(res.statusCode)) done(res.statusCode);
         else again();
-      }).on('error', again);
+      }).on('error', (err) => (fail && (err.code !== 'ECONNREFUSED' || !server.listening) ? fail(err) : again()));
     } finally {
       globalThis[PROBING] = false;
     }
@@ -163,4 +138,4 @@ function onPipe(server) {
   }
 }
 
-module.exports = { UNTIL_ENV, PROBE_HEADER, PROBING, readyMoment, readyMomentEnv, readyReason, answerOf, onListening, onReadyMoment };
+module.exports = { UNTIL_ENV, PROBE_HEADER, PROBING, readyMoment, readyReason, answerOf, onListening, onReadyMoment };

@@ -34,10 +34,8 @@ function startTimingOnly({ writeChannelFile, cliWatcher, leaveChannel }) {
     writeChannelFile(`${process.pid}.clock.json`, { pid: process.pid, startUs });
   } else {
     onReadyMoment(until, (server, moment) => {
-      let address = null;
-      try { address = server.address(); } catch { /* closed already */ }
       const sinceListenMs = (Number(process.hrtime.bigint() / 1000n) - moment.listenUs) / 1000;
-      report(readyReason(until), { address, listenedAt: performance.now() - sinceListenMs, ...answerOf(moment) });
+      report(readyReason(until), { address: moment.address, listenedAt: performance.now() - sinceListenMs, ...answerOf(moment) });
     });
   }
 }

@@ -9,7 +9,8 @@ const path = require('node:path');
 const { runInGroup } = require('./run-in-group.js');
 const { COLDSTART_BIN } = require('../paths.js');
 const { RECORD_ENV, SETTLE_ENV } = require('../archive-format.js');
-const { UNTIL_ENV, readyMomentEnv } = require('../in-app/ready-moment.cjs');
+const { UNTIL_ENV } = require('../in-app/ready-moment.cjs');
+const { readyMomentEnv } = require('../options.js');
 
 
 /**
