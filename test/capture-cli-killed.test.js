@@ -40,7 +40,8 @@ function portOpen(port) {
 async function frozenAtHold(dir, atHold, heldIf) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-killed-tmp-'));
   const marksFile = path.join(dir, `marks-${Date.now()}.txt`);
-  const cli = spawnCli(['profile', '-q', '--out', path.join(dir, 'out'), '--', 'node', 'app.js'], { cwd: dir, env: { TMPDIR: tmp, MARKS: marksFile } });
+  // Ready at the listen: the hold there comes before the app's own listen callback ('listened').
+  const cli = spawnCli(['profile', '-q', '--until', 'listen', '--out', path.join(dir, 'out'), '--', 'node', 'app.js'], { cwd: dir, env: { TMPDIR: tmp, MARKS: marksFile } });
   const channelFiles = () => fs.readdirSync(tmp).flatMap((d) => fs.readdirSync(path.join(tmp, d)).map((f) => path.join(tmp, d, f)));
   const announce = await waitFor(() => channelFiles().find((f) => /\/\d+\.json$/.test(f)), 20000, 'the agent to announce itself');
   const { pid, url } = JSON.parse(fs.readFileSync(announce, 'utf8'));

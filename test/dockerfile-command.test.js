@@ -223,6 +223,41 @@ test('the dependencies\' engines.node raise the Node major where nothing pins it
   assert.ok(pinned.warnings.some((w) => w.code === 'NODE_PIN_BELOW_DEPENDENCIES' && w.message.includes('@s/x ">= 31"')), JSON.stringify(pinned.warnings));
 });
 
+test('Next.js standalone: built, then the standalone tree alone (static and public beside it) packed at /app to its first answer and started there', async () => {
+  const dir = project({
+    'package.json': { name: 'site', scripts: { build: 'next build', start: 'next start' }, dependencies: { next: '16.0.0', coldstart: '*' } },
+    'next.config.mjs': "export default { output: 'standalone' };\n",
+    'public/robots.txt': '', 'app/page.js': '', 'package-lock.json': '{}',
+  });
+  const d = await describe(dir);
+  assert.equal(d.entry, 'server.js');
+  assert.deepEqual(d.next, { config: 'next.config.mjs', buildScript: 'next build', command: ['node', 'node_modules/next/dist/bin/next', 'build'], public: true });
+  const { stdout } = await dockerfileText(dir);
+  const steps = stdout.split('\n').filter((l) => /^(FROM|RUN|COPY|ENV|WORKDIR|CMD) /.test(l));
+  assert.deepEqual(steps, [
+    'FROM ${NODE_IMAGE} AS build', 'ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1', 'WORKDIR /build', 'COPY . .',
+    'RUN node node_modules/next/dist/bin/next build',
+    'FROM build AS pack', 'ENV HOSTNAME=0.0.0.0', 'WORKDIR /app',
+    'COPY --from=build /build/.next/standalone /app', 'COPY --from=build /build/.next/static /app/.next/static', 'COPY --from=build /build/public /app/public',
+    'RUN node /build/node_modules/coldstart/bin/coldstart.js pack --code-cache --out /startup.tar -- node server.js',
+    'FROM ${NODE_IMAGE}', 'ENV NODE_ENV=production HOSTNAME=0.0.0.0 PORT=3000 NEXT_TELEMETRY_DISABLED=1', 'WORKDIR /app',
+    'COPY --from=build /build/.next/standalone /app', 'COPY --from=build /build/.next/static /app/.next/static', 'COPY --from=build /build/public /app/public',
+    'COPY --from=build /build/node_modules/coldstart /coldstart', 'COPY --from=pack /startup.tar /startup.tar',
+    'CMD ["node","/coldstart/bin/coldstart.js","start","--archive","/startup.tar","--","node","server.js"]',
+  ]);
+  assert.match(stdout, /npm ci \(package-lock\.json\)/, 'next build may need devDependencies');
+  // Not standalone: next start, as before. Another way to start is refused in one line.
+  for (const flag of ['--bundle', '--choose']) {
+    const r = await runCli(['dockerfile', flag, '--out', path.join(dir, 'D')], { cwd: dir });
+    assert.equal(r.code, 2, flag);
+    assert.match(r.stderr, /^coldstart: --(bundle|choose): not for a Next\.js standalone server/);
+  }
+  fs.writeFileSync(path.join(dir, 'next.config.mjs'), 'export default {};\n');
+  assert.equal((await describe(dir, '--entry', 'app/page.js')).next, null);
+  const plain = await runCli(['dockerfile', '--json'], { cwd: dir });
+  assert.match(plain.stderr, /scripts\.start "next start" is not "node <file>"/, 'not standalone: next start is the command');
+});
+
 test('TypeScript: a build stage runs the build script, the entry is the compiled file', async () => {
   const dir = project({
     'package.json': { main: 'dist/server.js', scripts: { build: 'tsc -p tsconfig.json', start: 'ts-node src/server.ts' } },

@@ -57,6 +57,9 @@ module.exports = {
     const way = ['snapshot', 'bundle'].find((name) => argv[name]);
     if (argv.choose && way) throw new UsageError(`--choose with --${way}: --choose picks the way to start; leave out one of them`);
     if (argv.choose && !argv.out) throw new UsageError('--choose writes the Dockerfile it chose: give --out, e.g. --out Dockerfile');
+    if (description.next && (way || argv.choose)) {
+      throw new UsageError(`--${argv.choose ? 'choose' : way}: not for a Next.js standalone server (Next has traced and copied what it needs); coldstart dockerfile writes its image without it`);
+    }
     if ((argv.bundle || argv.choose) && description.binary) {
       throw new UsageError(`--${argv.bundle ? 'bundle' : 'choose'}: the app starts with the package binary ${description.binary} (scripts.start); a bundle starts node with an entry file: give it with --entry`);
     }
@@ -95,7 +98,7 @@ module.exports = {
     } else if (!argv.quiet) {
       const command = description.lambda ? `Lambda handler ${description.lambda.handler}` : description.appCommand.join(' ');
       ctx.stdout.write(`wrote ${path.relative(ctx.cwd, out) || out}: ${command} (${description.packageManager.name}, `
-        + `node ${description.node.major}${description.typescript ? ', TypeScript build' : ''}`
+        + `node ${description.node.major}${description.typescript ? ', TypeScript build' : ''}${description.next ? ', Next.js standalone' : ''}`
         + `${description.distroless ? ', distroless' : ''}${start === 'modules' ? '' : `, ${START_NAMES[start]}`})\n`);
       if (choice) ctx.stdout.write(require('../report/start-choice.js').renderStartChoice(choice, { color: ctx.color }));
     }

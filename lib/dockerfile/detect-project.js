@@ -133,6 +133,33 @@ function findEntry({ root, manifest, entryOption, typescript }) {
   return { ...chosen, file: chosen.from === 'main' ? normaliseEntry(onDisk, 'main') : file };
 }
 
+// Next.js's configuration files, in the order Next looks for them.
+const NEXT_CONFIGS = ['next.config.js', 'next.config.mjs', 'next.config.ts', 'next.config.cjs', 'next.config.mts'];
+
+/**
+ * A Next.js app built with `output: 'standalone'`: its server is .next/standalone/server.js, a tree
+ * of its own (package.json and the node_modules Next traced) that runs from where it is copied.
+ * @returns {?{config: ?string, buildScript: string, public: boolean}}
+ */
+function findNextStandalone(root, manifest) {
+  const deps = { ...((manifest && manifest.dependencies) || {}), ...((manifest && manifest.devDependencies) || {}) };
+  if (!deps.next) return null;
+  const config = NEXT_CONFIGS.find((name) => isFile(path.join(root, name))) || null;
+  let text = '';
+  try { text = config ? fs.readFileSync(path.join(root, config), 'utf8') : ''; } catch { /* unreadable: the built tree decides */ }
+  if (!/\boutput\s*:\s*['"`]standalone['"`]/.test(text) && !isFile(path.join(root, '.next', 'standalone', 'server.js'))) return null;
+  const build = manifest.scripts && manifest.scripts.build;
+  if (typeof build !== 'string') throw new UsageError('a Next.js standalone app needs a build script (next build) in package.json');
+  // `next build ...` runs with node alone (an image without npm builds it too); anything else through npm.
+  const words = splitScript(build);
+  const command = words && words[0] === 'next' ? ['node', 'node_modules/next/dist/bin/next', ...words.slice(1)] : ['npm', 'run', 'build'];
+  return { config, buildScript: build, command, public: isDirectory(path.join(root, 'public')) };
+}
+
+function isDirectory(p) {
+  try { return fs.statSync(p).isDirectory(); } catch { return false; }
+}
+
 function findPackageManager(root, manifest, warnings) {
   const declared = manifest && typeof manifest.packageManager === 'string'
     ? manifest.packageManager.split('@')[0] : null;
@@ -275,6 +302,8 @@ function lambdaFunction(root, spec, event) {
  *   appArgs: string[], packageManager: {name: 'npm'|'yarn'|'pnpm', lockfile: string|null},
  *   node: {major: number, from: string, range: string|null},
  *   typescript: null|{tsconfig: string, buildScript: string, command: string[], packageManager: string},
+ *   next: null|{config: ?string, buildScript: string, command: string[], public: boolean}, a Next.js standalone server
+ *     (entry server.js, run from the standalone tree),
  *   devDependenciesRun: string[],
  *   distroless: boolean, warnings: {code: string, message: string, context: object}[]}}
  * @throws {UsageError} when no entry file is found or package.json cannot be read
@@ -287,8 +316,10 @@ function detectProject({ root, entry, lambda, event, distroless = false, running
   const packageManager = findPackageManager(dir, manifest, warnings);
   const typescript = findTypescript(dir, manifest, packageManager);
   const function_ = lambda != null ? lambdaFunction(dir, lambda, event) : null;
+  const next = function_ || entry ? null : findNextStandalone(dir, manifest);
   const chosen = function_ ? { file: function_.file, from: '--lambda', flags: [], args: [], dropped: [] }
-    : findEntry({ root: dir, manifest, entryOption: entry, typescript });
+    : next ? { file: 'server.js', from: `Next.js's standalone output${next.config ? ` (${next.config})` : ''}`, flags: [], args: [], dropped: [] }
+      : findEntry({ root: dir, manifest, entryOption: entry, typescript });
   if (chosen.dropped.length) {
     warnings.push(warning('DEV_FLAGS_DROPPED', `left out development-only node flags of scripts.start: ${chosen.dropped.join(' ')}`, { flags: chosen.dropped }));
   }
@@ -311,7 +342,8 @@ function detectProject({ root, entry, lambda, event, distroless = false, running
     appArgs: chosen.args,
     packageManager,
     node: findNodeMajor(dir, manifest, runningNodeVersion, warnings),
-    typescript,
+    typescript: next ? null : typescript,
+    next,
     devDependenciesRun,
     distroless: Boolean(distroless),
     coldstartBin: coldstartBin(manifest),

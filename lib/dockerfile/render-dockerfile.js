@@ -17,7 +17,7 @@ const INSTALL = {
 function installLines(description) {
   const { name, lockfile } = description.packageManager;
   const devRun = description.devDependenciesRun || [];
-  const install = INSTALL[name][description.typescript || devRun.length ? 'all' : 'production'];
+  const install = INSTALL[name][description.typescript || description.next || devRun.length ? 'all' : 'production'];
   const lines = [
     '# The build context holds the app with its node_modules (coldstart among them): nothing is',
     '# installed during the build, so it also builds with --network none. Install first, on Linux',
@@ -25,6 +25,8 @@ function installLines(description) {
   ];
   if (description.typescript) {
     lines.push('# The build needs its devDependencies (typescript): they stay in the image.');
+  } else if (description.next) {
+    lines.push('# next build may need devDependencies; the image holds only the standalone tree Next traced.');
   } else if (devRun.length) {
     lines.push(`# The image runs ${devRun.join(' and ')} from node_modules, a devDependency: install them all.`);
   }
@@ -190,6 +192,50 @@ function bundleStages(description, { appCommand, appSource, n, distroless, compi
   ];
 }
 
+// A Next.js standalone server, the way Next's own Dockerfile assembles it: the build, then the
+// standalone tree (server.js and the node_modules Next traced) with .next/static and public/ beside
+// it, and nothing else of the project. HOSTNAME=0.0.0.0 because Docker sets HOSTNAME to the
+// container's name, which the server would bind to. Pack runs the tree at /app up to its first
+// answer: Next listens before it loads the app, which the first request does.
+function nextStandaloneStages(description, { n, distroless }) {
+  const { next } = description;
+  const packageDir = coldstartPackage(description);
+  const tree = [
+    'COPY --from=build /build/.next/standalone /app',
+    'COPY --from=build /build/.next/static /app/.next/static',
+    ...(next.public ? ['COPY --from=build /build/public /app/public'] : []),
+  ];
+  const packCommand = ['node', `/build/${description.coldstartBin}`, 'pack', '--code-cache', '--out', '/startup.tar', '--', 'node', 'server.js'];
+  const startArgs = [`${COLDSTART_DIR}/${path.posix.relative(packageDir, description.coldstartBin)}`, 'start', '--archive', '/startup.tar', '--', 'node', 'server.js'];
+  return [
+    `# ${n}. Build: the build script (${JSON.stringify(next.buildScript)}), with Next's standalone output.`,
+    'FROM ${NODE_IMAGE} AS build',
+    'ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1',
+    'WORKDIR /build',
+    'COPY . .',
+    `RUN ${next.command.map(shellWord).join(' ')}`,
+    '',
+    `# ${n + 1}. Pack: the standalone server started once at /app, as the run stage starts it, up to its first`,
+    '#    answer to GET / (Next loads the app at the first request), every file it read archived.',
+    'FROM build AS pack',
+    'ENV HOSTNAME=0.0.0.0',
+    'WORKDIR /app',
+    ...tree,
+    `RUN ${packCommand.map(shellWord).join(' ')}`,
+    '',
+    `# ${n + 2}. Run: the standalone tree alone (not the project's node_modules), the archive, and coldstart`,
+    '#    (its start needs nothing but Node\'s built-ins).',
+    runFrom(distroless),
+    'ENV NODE_ENV=production HOSTNAME=0.0.0.0 PORT=3000 NEXT_TELEMETRY_DISABLED=1',
+    'WORKDIR /app',
+    ...tree,
+    `COPY --from=build ${path.posix.join('/build', packageDir)} ${COLDSTART_DIR}`,
+    'COPY --from=pack /startup.tar /startup.tar',
+    '# Exec form: no shell between the container and node, so signals reach the app.',
+    nodeCmd(startArgs, distroless),
+  ];
+}
+
 // Where the images that start the app with Node's compile cache keep it.
 const COMPILE_CACHE_DIR = '/compile-cache';
 
@@ -300,13 +346,17 @@ function renderDockerfile(description, { dockerfile, start = 'modules' } = {}) {
     lines.push(...plainStages(description, { appCommand, appSource, n: stage(1), distroless, compileCache: start === 'compile-cache' }));
     return lines.join('\n') + '\n';
   }
+  if (description.next) {
+    lines.push(...nextStandaloneStages(description, { n: 1, distroless }));
+    return lines.join('\n') + '\n';
+  }
   if (description.lambda) {
     const source = typescript ? `COPY --from=build /app ${TASK_ROOT}` : appSource;
     lines.push(...lambdaStages(description, { appSource: source, n: stage(1) }));
     return lines.join('\n') + '\n';
   }
   lines.push(
-    `# ${stage(1)}. Pack: start the app once, up to the moment it listens, and archive every file it read.`,
+    `# ${stage(1)}. Pack: start the app once, up to its first answer, and archive every file it read.`,
     '#    NODE_ENV as in the final stage, so the app reads the same files at startup. The app runs',
     '#    during the build: give settings it needs to start (not secrets) harmless values with ENV.',
     'FROM ${NODE_IMAGE} AS pack',
