@@ -81,6 +81,10 @@ for (const [hold, atHold, heldIf] of [
       for (let attempt = 1; ; attempt++) {
         const at = await frozenAtHold(dir, atHold, heldIf);
         if (at.held || attempt === 5) {
+          if (!at.held) { // never leave a frozen CLI (and its held app) behind
+            at.cli.child.kill('SIGKILL');
+            try { process.kill(at.pid, 'SIGKILL'); } catch { /* gone */ }
+          }
           assert.ok(at.held, `the app was inside ${hold} when the CLI was frozen`);
           await killAndCheck(at);
           break;
