@@ -16,6 +16,7 @@ const STEPS = [
   ['seed table (runc, runsc)', 'seed-table.js', ['-n', '50']],
   ['startup in containers (pack + start)', 'docker-startup.js', ['--runs', '10']],
   ['the starts dockerfile --choose picks from, five apps (runc, gVisor 2024)', 'starts-compared.js', ['--runs', '10']],
+  ['a Next.js standalone server to its first answer (gVisor 2024, runc)', 'next-standalone.js', ['--runs', '10']],
   ['bundle vs plain', 'bundle-startup.js', ['-n', '10']],
   ['the clock in the sandbox (runc, runsc)', 'sandbox-clock.js', ['--runs', '8']],
 ];

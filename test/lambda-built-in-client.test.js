@@ -72,3 +72,25 @@ test('pack --lambda without aws-lambda-ric: the archive holds the function\'s fi
     rm(dir);
   }
 });
+
+test('profile --docker --lambda in an image with no compiler and no aws-lambda-ric: coldstart\'s client runs the function inside, under gVisor', { timeout: 240_000 }, async (t) => {
+  const { needDocker, BASE_IMAGE } = require('./helpers/docker.js');
+  if (!(await needDocker(t))) return;
+  const { buildImage, removeImages } = require('../lib/docker.js');
+  const dir = project();
+  const tag = `coldstart-test-lambda-no-ric:${process.pid}`;
+  try {
+    // The base image is Node and its libraries alone: no cmake, make, g++ or curl to build aws-lambda-ric with.
+    fs.writeFileSync(path.join(dir, 'Dockerfile'), 'ARG NODE_IMAGE\nFROM ${NODE_IMAGE}\nWORKDIR /var/task\nCOPY . .\nCMD ["handler.handler"]\n');
+    await buildImage({ context: dir, dockerfile: path.join(dir, 'Dockerfile'), tag, buildArgs: { NODE_IMAGE: BASE_IMAGE }, timeoutMs: 120_000, noCache: true });
+    const r = await runCli(['profile', '--json', '--docker', tag, '--runtime', 'runsc-2024', '--lambda', 'handler.mjs:handler', '--event', 'event.json', '--out', path.join(dir, 'out')], { cwd: dir });
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stderr, /aws-lambda-ric is not installed beside the handler: coldstart's own runtime client starts it/);
+    const report = JSON.parse(r.stdout);
+    assert.strictEqual(report.lambda.invoke.ok, true, JSON.stringify(report.lambda));
+    assert.deepStrictEqual(report.modules.map((m) => m.file).sort(), ['handler.mjs', 'lib/greet.mjs']);
+  } finally {
+    await removeImages([tag]).catch(() => {});
+    rm(dir);
+  }
+});
