@@ -258,6 +258,25 @@ test('Next.js standalone: built, then the standalone tree alone (static and publ
   assert.match(plain.stderr, /scripts\.start "next start" is not "node <file>"/, 'not standalone: next start is the command');
 });
 
+test('repository content and flags never become Dockerfile instructions: a line break in what reaches a line is refused, or quoted in a comment', async () => {
+  const lines = (text) => text.split('\n').filter((l) => /^RUN echo injected/.test(l));
+  // A line break inside a quoted word of scripts.start (the entry file's name): refused in one line.
+  const dir = project({ 'package.json': { name: 'x', scripts: { start: 'node "server\nRUN echo injected #.js"' } }, 'server\nRUN echo injected #.js': '' });
+  let r = await runCli(['dockerfile'], { cwd: dir });
+  assert.equal(r.code, 2, r.stdout);
+  assert.match(r.stderr, /^coldstart: the app command holds a line break, which would end a Dockerfile line: "server\\nRUN echo injected #\.js"\n$/);
+  // The build script is quoted into its comment; its words reach RUN on one line.
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'x', main: 's.js', scripts: { build: 'tsc -p x\nRUN echo injected' } }));
+  fs.writeFileSync(path.join(dir, 'tsconfig.json'), '{}');
+  fs.writeFileSync(path.join(dir, 's.js'), '');
+  r = await runCli(['dockerfile'], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(lines(r.stdout), []);
+  r = await runCli(['dockerfile', '--out', 'a\nRUN echo injected'], { cwd: dir });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^coldstart: --out "a\\nRUN echo injected": a line break in the path/);
+});
+
 test('TypeScript: a build stage runs the build script, the entry is the compiled file', async () => {
   const dir = project({
     'package.json': { main: 'dist/server.js', scripts: { build: 'tsc -p tsconfig.json', start: 'ts-node src/server.ts' } },

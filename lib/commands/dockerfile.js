@@ -42,6 +42,7 @@ module.exports = {
     if (argv.appCommand.length) {
       throw new UsageError('dockerfile takes no app command: name the entry file with --entry, e.g. --entry server.js');
     }
+    if (/[\r\n]/.test(argv.out || '')) throw new UsageError(`--out ${JSON.stringify(argv.out)}: a line break in the path would end the Dockerfile's build-command line`);
     const { detectProject } = require('../dockerfile/detect-project.js');
     const { renderDockerfile } = require('../dockerfile/render-dockerfile.js');
     const root = path.resolve(ctx.cwd, argv.root || '.');

@@ -116,7 +116,6 @@ async function profileHere(argv, ctx, outDir, { options, interval, after, verify
   return 0;
 }
 
-
 /**
  * The machine's floor now: a bare Node of the app's binary reaching the same ready moment, timed
  * once right after the capture (as check pairs each run with one). Beside the app's own start it

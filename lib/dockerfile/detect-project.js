@@ -239,6 +239,18 @@ function findTypescript(root, manifest, packageManager) {
   return { tsconfig: 'tsconfig.json', buildScript: build, command, packageManager: packageManager.name };
 }
 
+/**
+ * What the Dockerfile writes from the repository or the flags must not hold a line break: in a
+ * Dockerfile it ends the line, and what follows would be an instruction of its own.
+ * @param {Object<string, ?Array<?string>>} values words by what they are, as a line names them
+ */
+function refuseLineBreaks(values) {
+  for (const [what, words] of Object.entries(values)) {
+    const broken = (words || []).find((word) => /[\r\n]/.test(word || ''));
+    if (broken !== undefined) throw new UsageError(`${what} holds a line break, which would end a Dockerfile line: ${JSON.stringify(broken)}`);
+  }
+}
+
 /** The devDependencies (not also dependencies) the image runs from node_modules: coldstart, a Lambda's runtime client. */
 function devDependenciesTheImageRuns(manifest, function_) {
   const deps = (manifest && manifest.dependencies) || {};
@@ -330,6 +342,11 @@ function detectProject({ root, entry, lambda, event, distroless = false, running
   const appCommand = function_ ? ['node', function_.runtimeClient, function_.handler]
     : chosen.binary ? [chosen.binary, ...chosen.args]
       : ['node', ...chosen.flags, chosen.file, ...chosen.args];
+  refuseLineBreaks({
+    'the app command': appCommand,
+    'the Lambda handler': function_ && [function_.handler, function_.file, function_.event, function_.runtimeClient],
+    'scripts.build': (typescript && typescript.command) || (next && next.command),
+  });
   return {
     root: dir,
     name: imageName(manifest),

@@ -64,8 +64,8 @@ function buildCommandLines(description, dockerfile) {
 function buildStage(description) {
   const { typescript } = description;
   const how = typescript.command[0] === 'node'
-    ? `the build script ("${typescript.buildScript}") with node alone`
-    : `the build script ("${typescript.buildScript}") through npm, which ships with NODE_IMAGE`;
+    ? `the build script (${JSON.stringify(typescript.buildScript)}) with node alone`
+    : `the build script (${JSON.stringify(typescript.buildScript)}) through npm, which ships with NODE_IMAGE`;
   return [
     `# 1. Build: compile the TypeScript sources with ${how}.`,
     `#    ${typescript.tsconfig} decides where the output goes; the entry below must be the compiled file.`,
