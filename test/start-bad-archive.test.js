@@ -253,3 +253,27 @@ test('start: an archive that users other than its owner can write is not used (i
     assert.match(served.stderr, /coldstart: serving \d+ files/);
   } finally { rm(dir); }
 });
+
+test('start: a FIFO or a device named as the archive never blocks the start; one warning, the app starts from disk in every mode and through the preload', async () => {
+  const { dir } = await packedApp();
+  try {
+    const fifo = path.join(dir, 'fifo.tar');
+    assert.strictEqual(spawnSync('mkfifo', [fifo]).status, 0, 'mkfifo makes the FIFO');
+    for (const archive of [fifo, '/dev/zero']) {
+      const runs = [
+        [BIN, 'start', '--archive', archive, '--', 'node', 'app.js'],
+        [BIN, 'start', '--archive', archive, '--mode', 'extract', '--', 'node', 'app.js'],
+        ['--require', path.join(__dirname, '..', 'start.js'), 'app.js'],
+      ];
+      for (const args of runs) {
+        const r = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', timeout: 15000, env: { ...process.env, COLDSTART_ARCHIVE: archive } });
+        assert.strictEqual(r.error, undefined, `${args.join(' ')}: ${r.error && r.error.message}`);
+        assert.strictEqual(r.status, 0, r.stderr);
+        assert.strictEqual(r.stdout, 'a=A b=B\n');
+        const lines = warnings(r.stderr);
+        assert.strictEqual(lines.length, 1, r.stderr);
+        assert.match(lines[0], /it is not a regular file; starting the app without it/);
+      }
+    }
+  } finally { rm(dir); }
+});

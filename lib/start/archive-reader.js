@@ -58,7 +58,7 @@ function readLeadEntry(buffer) {
  *   file modified later has changed)
  */
 function readArchive(file, onMismatch) {
-  const fd = fs.openSync(file, 'r');
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK); // a FIFO must not block the start
   try {
     const stat = fs.fstatSync(fd);
     checkArchiveStat(stat);
@@ -82,6 +82,7 @@ const WHOLE_READ_LIMIT = 256 << 20;
 // An archive others can write is not used: its checksum finds damage, not a forger, and whoever
 // can write it can change what the app runs (a resolution, a module's bytes of the same size).
 function checkArchiveStat(stat) {
+  if (!stat.isFile()) throw new Error('it is not a regular file');
   if (stat.mode & 0o022) {
     throw new Error(`it can be written by users other than its owner (mode ${(stat.mode & 0o777).toString(8)}), so anyone of them could change what the app runs; chmod go-w it`);
   }
