@@ -146,6 +146,31 @@ test('start --mode extract and --into: bytes damaged in a packed archive are nev
   assert.strictEqual(fs.existsSync(path.join(base, 'into', 'app.js')), false);
 });
 
+test('start --mode extract: a pack archive re-made by another tool (seal gone, index inside) writes only the files whose bytes pack recorded', async (t) => {
+  const { runCli } = require('./helpers/app.js');
+  const base = tempBase(t);
+  const app = path.join(base, 'app');
+  fs.mkdirSync(app);
+  fs.writeFileSync(path.join(app, 'package.json'), '{ "name": "remade", "private": true }\n');
+  fs.writeFileSync(path.join(app, 'lib.js'), "exports.v = 'good';\n");
+  fs.writeFileSync(path.join(app, 'app.js'), "console.log(require('./lib.js').v);\n");
+  const archive = path.join(base, 'app.tar');
+  const packed = await runCli(['pack', '--until', 'exit', '--out', archive, '--', 'node', 'app.js'], { cwd: app });
+  assert.strictEqual(packed.code, 0, packed.stderr);
+  // Unpacked, one file changed, packed again with GNU tar: its own order, no seal.
+  const x = path.join(base, 'x');
+  fs.mkdirSync(x);
+  assert.strictEqual(spawnSync('tar', ['-C', x, '-xf', archive]).status, 0);
+  fs.writeFileSync(path.join(x, 'lib.js'), "exports.v = 'evil';\n");
+  const remade = path.join(base, 're.tar');
+  assert.strictEqual(spawnSync('tar', ['-C', x, '-cf', remade, '.']).status, 0);
+  const r = start(app, ['--archive', remade, '--mode', 'extract', '--', 'node', 'app.js']);
+  assert.strictEqual(r.code, 0, r.stderr);
+  assert.strictEqual(r.stdout, 'good\n');
+  assert.match(warnings(r.stderr).join('\n'), /not written: 1 files whose bytes are not what pack recorded .*: lib\.js/);
+  assert.strictEqual(fs.readFileSync(path.join(app, 'lib.js'), 'utf8'), "exports.v = 'good';\n");
+});
+
 test('start: names from the archive are printed escaped: a line break forges no log line, terminal escapes do not pass', (t) => {
   const base = tempBase(t);
   const app = path.join(base, 'app');

@@ -27,16 +27,26 @@ const CREATE_TEMP = O_WRONLY | O_CREAT | O_EXCL;
  * in throughLinks. Symlinks are created last. Throws on I/O failure (read-only or full target).
  * @param {Buffer} buffer the archive
  * @param {string} intoDir target directory, created when missing
- * @returns {{files: number, bytes: number, ms: number, refused: string[], throughLinks: string[]}}
- *   files counts files, symlinks and hard links written; bytes the file contents
+ * @returns {{files: number, bytes: number, ms: number, refused: string[], throughLinks: string[],
+ *   damaged: string[]}} files counts files, symlinks and hard links written; bytes the file
+ *   contents; damaged: files of a re-made pack archive whose bytes are not what pack recorded
  */
 function extractArchive(buffer, intoDir) {
   const started = performance.now();
-  checkSeal(buffer);
+  const sealed = checkSeal(buffer);
   const root = path.resolve(intoDir);
   const refused = [];
   const throughLinks = [];
-  const ordered = planEntries(Array.from(readTarEntries(buffer)), refused);
+  const damaged = [];
+  const entries = Array.from(readTarEntries(buffer));
+  // A pack archive re-made by another tool (its index no longer first, the seal gone): each file is
+  // written only when its bytes are those pack recorded in the index it still holds.
+  const recorded = sealed ? null : recordedSums(entries);
+  const ordered = planEntries(entries, refused).filter((entry) => {
+    if (!recorded || entry.type !== 'file' || recorded.get(entry.rel) === require('node:zlib').crc32(entry.data)) return true;
+    damaged.push(entry.rel);
+    return false;
+  });
 
   fs.mkdirSync(root, { recursive: true });
   // Directories known to be real ones (made here, or found so), and those found not to be.
@@ -62,19 +72,33 @@ function extractArchive(buffer, intoDir) {
     }
     files += 1;
   }
-  return { files, bytes, ms: Math.round((performance.now() - started) * 10) / 10, refused, throughLinks };
+  return { files, bytes, ms: Math.round((performance.now() - started) * 10) / 10, refused, throughLinks, damaged };
+}
+
+/** The crc32 pack recorded for each file (rel -> sum) when the archive holds pack's index; else null. */
+function recordedSums(entries) {
+  const index = entries.find((entry) => safeRelative(entry.path) === INDEX_PATH && entry.type === 'file');
+  if (!index) return null;
+  let files;
+  try {
+    files = JSON.parse(index.data.toString('utf8')).layout.files;
+  } catch {
+    throw new Error('its startup index cannot be read (damaged, or changed after packing): nothing written');
+  }
+  return new Map(Object.entries(files || {}).map(([rel, [, , sum]]) => [rel, sum]));
 }
 
 // A pack archive carries a seal over all its bytes (archive-format.js): a damaged or altered one
-// writes nothing over the app's files. An archive made by another tool has none to check.
+// writes nothing over the app's files. True when it held; false for an archive that has none.
 function checkSeal(buffer) {
   const { readLeadEntry } = require('./archive-reader.js');
   const lead = readLeadEntry(buffer);
-  if (!lead || lead.path !== INDEX_PATH) return;
+  if (!lead || lead.path !== INDEX_PATH) return false;
   const { crc32 } = require('node:zlib');
   if (!sealHolds(lead.data, crc32(buffer.subarray(lead.end)))) {
     throw new Error('it does not match its checksum (corrupt, or changed after packing): nothing written');
   }
+  return true;
 }
 
 // Decides what to write, in which order (symlinks last), and what to refuse; touches nothing on disk.

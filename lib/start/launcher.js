@@ -125,6 +125,9 @@ function loadArchive(options, cwd, started) {
   if (result.throughLinks.length) {
     warn(`not written through symlinks already in ${into}: ${listed(result.throughLinks)}`);
   }
+  if (result.damaged.length) {
+    warn(`not written: ${result.damaged.length} files whose bytes are not what pack recorded (damaged, or changed after packing); the app's own copies are used: ${listed(result.damaged)}`);
+  }
   if (options.report) {
     require('../in-app/startup-report.cjs').startupReport({ report: options.report, root: into, archive: options.archive, archiveReadyMs: performance.now() });
   }
