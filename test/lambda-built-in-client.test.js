@@ -94,3 +94,32 @@ test('profile --docker --lambda in an image with no compiler and no aws-lambda-r
     rm(dir);
   }
 });
+
+test('the Runtime API serves only the user coldstart runs as: another user\'s probe gets no event and ends nothing', async (t) => {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
+    t.diagnostic('SKIPPED: a process of another user is started as root only (CI runs as root)');
+    t.skip('not root');
+    return;
+  }
+  const dir = project();
+  try {
+    // Init says where the API is, then takes 2 s: another user's probe comes first.
+    fs.writeFileSync(path.join(dir, 'slow.cjs'), "require('fs').writeFileSync(__dirname + '/api.txt', process.env.AWS_LAMBDA_RUNTIME_API);\nAtomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2000);\nexports.handler = async (event) => ({ got: event.name });\n");
+    fs.chmodSync(dir, 0o755);
+    const profiled = runCli(['profile', '--json', '--lambda', 'slow.cjs:handler', '--event', 'event.json'], { cwd: dir });
+    const deadline = Date.now() + 20000;
+    while (!fs.existsSync(path.join(dir, 'api.txt')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const api = fs.readFileSync(path.join(dir, 'api.txt'), 'utf8');
+    const probe = "const [h, p] = process.argv[1].split(':'); const http = require('http'); const ask = (method, route) => new Promise((done) => { const q = http.request({ host: h, port: p, method, path: '/2018-06-01/runtime/' + route }, (res) => { let b = ''; res.on('data', (c) => { b += c; }).on('end', () => done(res.statusCode + ' ' + b)); }); q.on('error', (e) => done('error ' + e.code)); q.end(method === 'POST' ? '{\"errorType\":\"Forged\"}' : undefined); }); Promise.all([ask('GET', 'invocation/next'), ask('POST', 'init/error')]).then((r) => console.log(JSON.stringify(r)));";
+    // Not spawnSync: the Runtime API answers from this very process.
+    const { promisify } = require('node:util');
+    const other = await promisify(require('node:child_process').execFile)(process.execPath, ['-e', probe, api], { uid: 65534, gid: 65534, encoding: 'utf8', timeout: 10000 });
+    assert.deepStrictEqual(JSON.parse(other.stdout), ['error ECONNRESET', 'error ECONNRESET'], other.stderr);
+    const r = await profiled;
+    assert.strictEqual(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout);
+    assert.strictEqual(report.lambda.invoke.ok, true, 'the function got its event and answered');
+  } finally {
+    rm(dir);
+  }
+});

@@ -3,6 +3,9 @@
 // interface client asks for its first event when init is done; with an event, coldstart hands it
 // that one and takes its response or error; every later request for an event waits until the
 // capture ends, as an idle Lambda sandbox would. An init error the runtime posts ends the capture.
+// Only processes of the user coldstart runs as may connect: the event can hold secrets, and a
+// forged response or init error would end the capture with a lie.
+const fs = require('fs');
 const http = require('http');
 const crypto = require('crypto');
 
@@ -42,7 +45,11 @@ function serveRuntimeApi({ event, functionName, region, onInit, onInvoked, onIni
         onInvoked(outcome);
       });
     }
-    res.writeHead(404, { 'content-type': 'application/json' }).end('{"errorMessage":"not a Runtime API path","errorType":"InvalidRequest"}');
+    res.writeHead(404).end(); // nothing that says what answers here
+  });
+  server.on('connection', (socket) => {
+    const uid = peerUid(socket);
+    if (uid !== null && typeof process.getuid === 'function' && uid !== process.getuid()) socket.destroy();
   });
 
   function next(req, res) {
@@ -82,6 +89,23 @@ function serveRuntimeApi({ event, functionName, region, onInit, onInvoked, onIni
       });
     });
   });
+}
+
+/**
+ * The user that owns the other end of a connection to this loopback server, from the kernel's
+ * table of TCP sockets (/proc/net/tcp: the client's socket is local 127.0.0.1:its port, remote
+ * 127.0.0.1:ours); null where there is no such table.
+ */
+function peerUid(socket) {
+  let table;
+  try { table = fs.readFileSync('/proc/net/tcp', 'latin1'); } catch { return null; }
+  const hex = (port) => port.toString(16).toUpperCase().padStart(4, '0');
+  const wanted = `0100007F:${hex(socket.remotePort)} 0100007F:${hex(socket.localPort)}`;
+  for (const line of table.split('\n')) {
+    const fields = line.trim().split(/\s+/);
+    if (`${fields[1]} ${fields[2]}` === wanted) return Number(fields[7]);
+  }
+  return null;
 }
 
 function readBody(req, onBody) {
