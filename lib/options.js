@@ -66,7 +66,7 @@ function parseBenchUntil(value) {
     return parseUntil(value);
   }
   try {
-    return { mode: 'line', pattern: new RegExp(m[1], 'i') };
+    return { mode: 'line', pattern: require('./bounded-regex.js').boundedRegex(new RegExp(m[1], 'i')) };
   } catch (err) {
     throw new UsageError(`invalid --until "${value}": ${err.message}`);
   }

@@ -41,7 +41,7 @@ function readyLineFromArgv(argv, until) {
   if (argv.readyLine === undefined) return until.mode === 'line' ? until.pattern : /listening/i;
   if (until.mode === 'line') throw new UsageError('--ready-line is the old spelling of --until line:/REGEX/: give --until only');
   try {
-    return new RegExp(argv.readyLine, 'i');
+    return require('../bounded-regex.js').boundedRegex(new RegExp(argv.readyLine, 'i'));
   } catch (err) {
     throw new UsageError(`invalid --ready-line "${argv.readyLine}": ${err.message}`);
   }
