@@ -125,3 +125,24 @@ test('pack: the archive of an app with links inside the root starts the app alon
     assert.match(out, /dependency linked/);
   } finally { rm(base); }
 });
+
+test('pack: a module required through a link that leads out of the root is left out, and the archive\'s check runs with the link as the disk has it', async () => {
+  const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'cs-rel-link-')));
+  try {
+    const root = path.join(base, 'app');
+    fs.mkdirSync(path.join(base, 'outside'));
+    fs.mkdirSync(root);
+    fs.writeFileSync(path.join(base, 'outside', 'mod.js'), "module.exports = 'from outside';\n");
+    fs.symlinkSync('../outside/mod.js', path.join(root, 'rel-link.js'));
+    fs.writeFileSync(path.join(root, 'package.json'), '{"name":"rel-link-app"}');
+    fs.writeFileSync(path.join(root, 'server.js'), "console.log(require('./rel-link'));\nrequire('http').createServer().listen(0);\n");
+    const tar = path.join(base, 'startup.tar');
+    const r = await runCli(['pack', '--json', '--out', tar, '--', 'node', 'server.js'], { cwd: root });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const summary = JSON.parse(r.stdout);
+    assert.ok(summary.outsideRoot.includes(path.join(root, 'rel-link.js')), summary.outsideRoot.join(', '));
+    assert.match(r.stderr, /not packed: rel-link\.js leads outside the root through a symlink/);
+    assert.ok(!tarNames(tar).some((n) => n.startsWith('rel-link')), tarNames(tar).join(', '));
+    assert.ok(summary.check && summary.check.readyAt > 0, JSON.stringify(summary.check));
+  } finally { rm(base); }
+});

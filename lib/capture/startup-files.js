@@ -68,6 +68,34 @@ function packageJsonsFor(file, root, exists) {
   return out;
 }
 
+// What a relative require or import may name: the file itself, or it with an extension Node adds.
+const LINK_SUFFIXES = ['', '.js', '.cjs', '.mjs', '.json'];
+
+/**
+ * Links under the root that a relative require or import went through (`./rel-link.js ->
+ * ../outside/mod.js`): Node records the file they lead to, while the app names the link, which
+ * the archive's check and the disk beside the archive need.
+ */
+function requiredLinks(payload, root) {
+  const links = [];
+  const named = [
+    ...(payload.resolutions || []).map(([from, request]) => [from, request]),
+    ...(payload.esmResolutions || []).map(([parent, specifier]) => [path.dirname(parent), specifier]),
+  ];
+  for (const [from, request] of named) {
+    if (typeof request !== 'string' || !/^\.\.?\//.test(request)) continue;
+    for (const suffix of LINK_SUFFIXES) {
+      const p = path.resolve(from, request) + suffix;
+      if (relativeInside(root, p) === null) break;
+      try {
+        if (fs.lstatSync(p).isSymbolicLink()) links.push(p);
+        break;
+      } catch { /* not this name */ }
+    }
+  }
+  return links;
+}
+
 /** Symlinked packages (pnpm, workspaces) in node_modules folders resolution looked in. */
 function packageLinks(loadedFiles, root) {
   const lookupDirs = new Set();
@@ -137,6 +165,7 @@ function collectFiles(payload, root, modules = moduleRecords(payload), commandFi
   const loaded = [...found.keys()].filter((p) => found.get(p) !== 'fs' || (CODE.test(p) && packageDir(p)));
   for (const f of loaded) for (const pj of packageJsonsFor(f, root, exists)) add(pj, 'package.json');
   for (const link of packageLinks(loaded, root)) add(link, 'symlink');
+  for (const link of requiredLinks(payload, root)) add(link, 'symlink');
 
   const files = [];
   const outsideRoot = [];
