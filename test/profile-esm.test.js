@@ -108,12 +108,12 @@ test('a CommonJS app on ES modules (require(esm) of "type": "module", .mjs and a
       'node_modules/again/package.json': JSON.stringify({ name: 'again' }),
       'node_modules/again/index.js': "module.exports = require('mjs');\n",
       // No `import` in it: the hooks go in at the first require() of an ES module.
-      'required.js': "'use strict';\nrequire('cjs');\nrequire('typed');\nrequire('mjs');\nrequire('typeless');\nrequire('http').createServer(() => {}).listen(0);\n",
+      'required.js': "'use strict';\nrequire('cjs');\nrequire('typed');\nrequire('mjs');\nrequire('typeless');\nrequire('http').createServer((q, s) => s.end()).listen(0);\n",
       // An import(): in at this file's compilation.
-      'imported.js': "'use strict';\nrequire('cjs');\nimport('dynamic').then(() => { require('typed'); require('http').createServer(() => {}).listen(0); });\n",
+      'imported.js': "'use strict';\nrequire('cjs');\nimport('dynamic').then(() => { require('typed'); require('http').createServer((q, s) => s.end()).listen(0); });\n",
       // The hooks go in for each require() of an ES module and out when it returns, CommonJS
       // loaded between them without; an import() in an ES module (later) keeps them in.
-      'windows.js': "'use strict';\nrequire('typed');\nrequire('cjs');\nrequire('again');\nrequire('imports-cjs');\nrequire('later');\nsetTimeout(() => require('http').createServer(() => {}).listen(0), 20);\n",
+      'windows.js': "'use strict';\nrequire('typed');\nrequire('cjs');\nrequire('again');\nrequire('imports-cjs');\nrequire('later');\nsetTimeout(() => require('http').createServer((q, s) => s.end()).listen(0), 20);\n",
     });
     for (const entry of ['required.js', 'imported.js', 'windows.js']) {
       const seen = {};
