@@ -53,6 +53,13 @@ test('profile --lambda without aws-lambda-ric: coldstart\'s client runs init and
     const missing = await runCli(['profile', '--quiet', '--out', 'm', '--lambda', 'handler.mjs:nope'], { cwd: dir });
     assert.strictEqual(missing.code, 2, missing.stderr);
     assert.deepStrictEqual(missing.stderr.trim().split('\n').filter((l) => l.startsWith('coldstart:')), ['coldstart: --lambda handler.nope: Runtime.HandlerNotFound: handler.nope is undefined or not exported']);
+    // A file outside the task root, or not a JavaScript module, is never run: one line, exit 2, at once.
+    for (const [spec, line] of [['/etc/passwd:fn', /^coldstart: --lambda: the handler \/etc\/passwd is outside the task root /], ['../outside/h.js:fn', /^coldstart: --lambda: the handler \.\.\/outside\/h\.js is outside the task root /]]) {
+      const r = await runCli(['profile', '--quiet', '--out', 'o', '--lambda', spec], { cwd: dir });
+      assert.strictEqual(r.code, 2, `${spec}: ${r.stderr}`);
+      assert.match(r.stderr, line);
+      assert.strictEqual(r.stderr.trim().split('\n').length, 1, r.stderr);
+    }
   } finally {
     rm(dir);
   }

@@ -27,7 +27,10 @@ function parseLambdaHandler(spec, cwd) {
     throw new UsageError(`invalid --lambda "${text}": give the handler as file:export, e.g. --lambda handler.js:handler (or Lambda's own form, handler.handler)`);
   }
   const base = EXTENSIONS.includes(path.extname(module)) ? module.slice(0, -path.extname(module).length) : module;
-  const file = [module, ...EXTENSIONS.map((ext) => base + ext)].find((f) => isFile(path.resolve(cwd, f)));
+  // Lambda loads the handler from the task root, as a JavaScript module: nothing else is one.
+  const rel = path.relative(cwd, path.resolve(cwd, base));
+  if (rel.startsWith('..') || path.isAbsolute(rel)) throw new UsageError(`--lambda: the handler ${module} is outside the task root ${cwd}: run coldstart where the function's code is`);
+  const file = EXTENSIONS.map((ext) => base + ext).find((f) => isFile(path.resolve(cwd, f)));
   if (!file) throw new UsageError(`--lambda: handler file not found: ${base}.js (or .mjs, .cjs) in ${cwd}`);
   return { handler: `${base.split(path.sep).join('/')}.${name}`, file, name };
 }
