@@ -50,6 +50,17 @@ test('profile --lambda without aws-lambda-ric: coldstart\'s client runs init and
     assert.strictEqual(failed.code, 1, failed.stderr);
     assert.match(failed.stderr, /^coldstart: the first invocation failed \(TypeError: no such table\); the profile of init and the invocation is written$/m);
 
+    // Over Lambda's 6 MB response limit: the caller would get Lambda's error, not the body.
+    fs.writeFileSync(path.join(dir, 'big.cjs'), "exports.handler = async () => 'x'.repeat(7 * 1024 * 1024);\n");
+    const big = await runCli(['profile', '--out', 'big', '--lambda', 'big.cjs:handler', '--event', 'event.json'], { cwd: dir });
+    assert.strictEqual(big.code, 1, big.stderr);
+    assert.match(big.stderr, /^coldstart: the first invocation failed \(Function\.ResponseSizeTooLarge: Response payload size \(7340034 bytes\) exceeded maximum allowed payload size/m);
+    // A promise that never settles: Node has nothing left to wait for and ends.
+    fs.writeFileSync(path.join(dir, 'never.cjs'), 'exports.handler = () => new Promise(() => {});\n');
+    const never = await runCli(['profile', '--out', 'never', '--lambda', 'never.cjs:handler', '--event', 'event.json'], { cwd: dir });
+    assert.strictEqual(never.code, 1, never.stderr);
+    assert.match(never.stderr, /^coldstart: the function's runtime ended \(exit code \d+\) before it answered its first invocation: a handler whose promise never settles/m);
+
     const missing = await runCli(['profile', '--quiet', '--out', 'm', '--lambda', 'handler.mjs:nope'], { cwd: dir });
     assert.strictEqual(missing.code, 2, missing.stderr);
     assert.deepStrictEqual(missing.stderr.trim().split('\n').filter((l) => l.startsWith('coldstart:')), ['coldstart: --lambda handler.nope: Runtime.HandlerNotFound: handler.nope is undefined or not exported']);

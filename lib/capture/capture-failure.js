@@ -42,6 +42,10 @@ function captureFailure(what, { run, timeoutMs, timingOnly, heardFrom, listened,
     return new CommandError(`no Node process of the app started: "${command[0]}" ended (${how})${tail ? ': ' + tail : ''}`,
       { code: 'APP_FAILED', details: { exitCode: exit.code, signal: exit.signal, stderr: stderrTail() } });
   }
+  // 13: an ES module runtime client's top-level await that never settled.
+  if ((exit.code === 0 || exit.code === 13) && lambda) {
+    return new CommandError(`the function's runtime ended (exit code ${exit.code}) before ${lambda.event === undefined ? 'its init was done' : 'it answered its first invocation'}: a handler whose promise never settles leaves Node nothing to wait for (Lambda would time the invocation out)`, { code: 'APP_FAILED' });
+  }
   if (exit.code === 0 && until.mode !== 'exit') {
     return new CommandError('the app exited (code 0) without listening; use --until exit for a script that ends by itself', { code: 'EXIT_WITHOUT_LISTEN' });
   }

@@ -36,11 +36,16 @@ function serveRuntimeApi({ event, functionName, region, onInit, onInvoked, onIni
     if (req.method === 'GET' && url === NEXT) return next(req, res);
     const done = req.method === 'POST' && INVOCATION.exec(url);
     if (done || (req.method === 'POST' && url === INIT_ERROR)) {
-      return readBody(req, (body) => {
+      return readBody(req, (body, bytes) => {
         res.writeHead(202, { 'content-type': 'application/json' }).end('{"status":"OK"}');
         if (!done) return onInitError(parseError(body));
         if (!invocation || decodeURIComponent(done[1]) !== invocation.requestId) return;
-        const outcome = { requestId: invocation.requestId, sentUs: invocation.sentUs, endUs: hrUs(), ok: done[2] === 'response', body };
+        // Lambda refuses a response over its limit: the caller gets this error, not the body.
+        const tooLarge = done[2] === 'response' && bytes > MOST_BODY_BYTES;
+        const outcome = {
+          requestId: invocation.requestId, sentUs: invocation.sentUs, endUs: hrUs(), ok: done[2] === 'response' && !tooLarge,
+          body: tooLarge ? JSON.stringify({ errorType: 'Function.ResponseSizeTooLarge', errorMessage: `Response payload size (${bytes} bytes) exceeded maximum allowed payload size (${MOST_BODY_BYTES} bytes).` }) : body,
+        };
         invocation = null;
         onInvoked(outcome);
       });
@@ -115,7 +120,7 @@ function readBody(req, onBody) {
     size += chunk.length;
     if (size <= MOST_BODY_BYTES) chunks.push(chunk);
   });
-  req.on('end', () => onBody(Buffer.concat(chunks).toString('utf8')));
+  req.on('end', () => onBody(Buffer.concat(chunks).toString('utf8'), size));
 }
 
 /** The runtime's error document ({ errorType, errorMessage, stackTrace }), or what it sent instead. */
