@@ -207,8 +207,9 @@ function recordNetwork(now) {
           connectEndMs: at(c.connectUs),
           tlsEndMs: at(c.secureUs),
           endMs: at(c.endUs),
-          bytesRead: s.bytesRead || 0,
-          bytesWritten: s.bytesWritten || 0,
+          // Asked in the middle of a write (an inspector call), Node's bytesWritten getter throws.
+          bytesRead: counter(() => s.bytesRead),
+          bytesWritten: counter(() => s.bytesWritten),
           requests: c.requests,
           error: c.error,
         };
@@ -237,5 +238,7 @@ function recordNetwork(now) {
 
   return { snapshot, stop };
 }
+
+const counter = (read) => { try { return read() || 0; } catch { return 0; } };
 
 module.exports = { recordNetwork };
