@@ -59,3 +59,23 @@ test('the preload never stops the app: a missing archive, an unknown mode, no CO
     }
   } finally { rm(dir); }
 });
+
+test('a relative COLDSTART_ARCHIVE holds for a child the app starts in another directory: the child is served from the same archive, no warning', async () => {
+  const dir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'cs-preload-child-'));
+  try {
+    fs.mkdirSync(path.join(dir, 'sub'));
+    fs.writeFileSync(path.join(dir, 'package.json'), '{"name":"preload-child","private":true}');
+    fs.writeFileSync(path.join(dir, 'server.js'), "require('child_process').fork(__dirname + '/child.js', { cwd: __dirname + '/sub' }).on('exit', (code) => process.exit(code));\n");
+    fs.writeFileSync(path.join(dir, 'child.js'), "console.log('child ran');\n");
+    const packed = await runCli(['pack', '--until', 'exit', '--out', 'startup.tar', '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(packed.code, 0, packed.stderr);
+    const r = run(dir, ['--require', path.join(REPO, 'start.js'), 'server.js'], { COLDSTART_ARCHIVE: 'startup.tar' });
+    assert.strictEqual(r.status, 0, r.stderr);
+    assert.match(r.stdout, /child ran/);
+    const lines = ours(r.stderr);
+    assert.strictEqual(lines.length, 2, r.stderr);
+    for (const line of lines) assert.match(line, /^coldstart: serving 3 files/);
+  } finally {
+    rm(dir);
+  }
+});

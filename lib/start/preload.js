@@ -26,8 +26,11 @@ function preload(env = process.env) {
   const { warn, loadArchive } = require('./launcher.js');
   try {
     const root = path.resolve(env.COLDSTART_ROOT || process.cwd());
+    // Child processes inherit them absolute: one archive and root whatever cwd a child gets.
+    env.COLDSTART_ROOT = root;
+    env.COLDSTART_ARCHIVE = path.resolve(root, env.COLDSTART_ARCHIVE);
     loadArchive({
-      archive: path.resolve(root, env.COLDSTART_ARCHIVE),
+      archive: env.COLDSTART_ARCHIVE,
       mode: env.COLDSTART_MODE || 'memory',
       verify: env.COLDSTART_VERIFY === 'none' ? 'none' : 'size',
       report: env.COLDSTART_REPORT || undefined,
