@@ -78,3 +78,19 @@ test('the GitHub Actions example: the summary says passed for the same app and F
     fs.rmSync(summary, { force: true });
   }
 });
+
+test('a $GITHUB_STEP_SUMMARY that is a FIFO (or a device) never holds the check: one warning, the verdict on stdout', async () => {
+  const { runCli } = require('./helpers/app.js');
+  const dir = copyFixture('plain-http');
+  try {
+    const fifo = path.join(dir, 'summary.fifo');
+    assert.strictEqual(spawnSync('mkfifo', [fifo]).status, 0);
+    for (const summary of [fifo, '/dev/zero']) {
+      const r = await runCli(['check', '-n', '2', '--budget', '60s', '--', process.execPath, 'server.js'], { cwd: dir, env: { GITHUB_STEP_SUMMARY: summary } });
+      assert.ok([0, 3].includes(r.code), r.stderr);
+      assert.match(r.stderr, /^coldstart: warning: could not append the verdict to \$GITHUB_STEP_SUMMARY \(.*\): (ENXIO|not a regular file)$/m);
+    }
+  } finally {
+    rm(dir);
+  }
+});

@@ -64,6 +64,13 @@ test('profile --lambda without aws-lambda-ric: coldstart\'s client runs init and
     const missing = await runCli(['profile', '--quiet', '--out', 'm', '--lambda', 'handler.mjs:nope'], { cwd: dir });
     assert.strictEqual(missing.code, 2, missing.stderr);
     assert.deepStrictEqual(missing.stderr.trim().split('\n').filter((l) => l.startsWith('coldstart:')), ['coldstart: --lambda handler.nope: Runtime.HandlerNotFound: handler.nope is undefined or not exported']);
+    // An event that is a FIFO or a device is never waited on: one line, exit 2.
+    require('node:child_process').execFileSync('mkfifo', [path.join(dir, 'fifo.json')]);
+    for (const event of ['fifo.json', '/dev/zero']) {
+      const r = await runCli(['profile', '--quiet', '--out', 'o', '--lambda', 'handler.mjs:handler', '--event', event], { cwd: dir });
+      assert.strictEqual(r.code, 2, `${event}: ${r.stderr}`);
+      assert.strictEqual(r.stderr, `coldstart: --event: cannot read ${event}: not a regular file\n`);
+    }
     // A file outside the task root, or not a JavaScript module, is never run: one line, exit 2, at once.
     for (const [spec, line] of [['/etc/passwd:fn', /^coldstart: --lambda: the handler \/etc\/passwd is outside the task root /], ['../outside/h.js:fn', /^coldstart: --lambda: the handler \.\.\/outside\/h\.js is outside the task root /]]) {
       const r = await runCli(['profile', '--quiet', '--out', 'o', '--lambda', spec], { cwd: dir });

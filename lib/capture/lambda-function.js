@@ -89,9 +89,10 @@ function lambdaEnvironment({ handler, taskRoot, runtimeApi, env }) {
 function readEvent(file, cwd) {
   let text;
   try {
-    text = fs.readFileSync(path.resolve(cwd, file), 'utf8');
+    // Lambda takes events of up to 6 MB; a FIFO or a device is never waited on.
+    text = require('../regular-file.js').readRegularFile(path.resolve(cwd, file), 6 * 1024 * 1024);
   } catch (err) {
-    throw new UsageError(`--event: cannot read ${file}: ${err.code || err.message}`);
+    throw new UsageError(`--event: cannot read ${file}: ${err.code === 'ENOTREG' || err.code === 'EFBIG' ? err.message : err.code || err.message}`);
   }
   try {
     return JSON.parse(text);

@@ -218,10 +218,10 @@ function appendStepSummary(ctx, argv, markdown) {
   const file = ctx.env.GITHUB_STEP_SUMMARY;
   if (!file) return;
   try {
-    fs.appendFileSync(path.resolve(ctx.cwd, file), markdown());
+    require('../regular-file.js').appendRegularFile(path.resolve(ctx.cwd, file), markdown()); // a FIFO never blocks the check
   } catch (err) {
     // Shown here, not a warning of the run: --strict fails a run on its warnings.
-    showWarnings([warning('CHECK_STEP_SUMMARY', `could not append the verdict to $GITHUB_STEP_SUMMARY (${file}): ${err.code || err.message}`)], argv, ctx.stderr);
+    showWarnings([warning('CHECK_STEP_SUMMARY', `could not append the verdict to $GITHUB_STEP_SUMMARY (${file}): ${err.code === 'ENOTREG' ? err.message : err.code || err.message}`)], argv, ctx.stderr);
   }
 }
 
