@@ -156,3 +156,24 @@ test('profile: SIGKILL of the CLI while the app blocks its own event loop still 
   // Busy at top level for 30 s: the agent's own watch of the CLI cannot run meanwhile.
   await appEndsAfterKill(['profile', '-q', '--out', 'out'], 'const end = Date.now() + 30000;\nwhile (Date.now() < end);\nrequire(\'http\').createServer().listen(0);\n');
 });
+
+test('profile --runs 5 interrupted (SIGINT) during its third run: exit 130, the finished runs written and marked partial, the summary says so', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-runs-interrupted-'));
+  try {
+    // Each start leaves a mark, then listens after a while: the third start is where Ctrl-C comes.
+    fs.writeFileSync(path.join(dir, 'app.js'), "require('fs').appendFileSync(process.env.MARKS, 'start\\n');\nsetTimeout(() => require('http').createServer((q, s) => s.end()).listen(0, '127.0.0.1'), 300);\n");
+    const marksFile = path.join(dir, 'marks.txt');
+    const cli = spawnCli(['profile', '--runs', '5', '--out', path.join(dir, 'out'), '--', 'node', 'app.js'], { cwd: dir, env: { MARKS: marksFile } });
+    await waitFor(() => marks(marksFile).filter((m) => m === 'start').length >= 3, 60000, 'the third run');
+    cli.child.kill('SIGINT');
+    const { code, stdout } = await cli.done;
+    assert.strictEqual(code, 130);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, 'out', 'report.json'), 'utf8'));
+    assert.strictEqual(report.partial, true);
+    assert.strictEqual(report.runs.asked, 5);
+    assert.strictEqual(report.runs.finished, 2);
+    assert.match(stdout, /\(partial: interrupted after 2 of 5 runs\)/);
+  } finally {
+    rm(dir);
+  }
+});

@@ -65,6 +65,7 @@ async function profileHere(argv, ctx, outDir, { options, interval, after, verify
   const { readSource } = require('../report/profile-artifacts.js');
   const progress = runs > 1 ? require('../report/terminal-format.js').progress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env }) : null;
   const results = [];
+  let stopped = false; // interrupted before a run had anything: the runs before it stand
   try {
     for (let i = 0; i < runs; i++) {
       if (progress) progress.phase(`run ${i + 1}/${runs}…`);
@@ -78,7 +79,12 @@ async function profileHere(argv, ctx, outDir, { options, interval, after, verify
         ...(i > 0 ? { stdout: undefined, stderr: undefined } : {}),
         signal: traps.signal,
         force: traps.force,
-      }));
+      })).catch((err) => {
+        if (err.exitCode !== 130 || !results.length) throw err;
+        stopped = true;
+        return null;
+      });
+      if (!result) break;
       results.push(result);
       if (result.partial) break;
     }
@@ -91,15 +97,19 @@ async function profileHere(argv, ctx, outDir, { options, interval, after, verify
   const ordered = [result, ...results.filter((r) => r !== result)];
   const drafts = ordered.map((r) => buildReport(r, { readSource }));
   const across = adviceAcrossRuns(drafts.map((d) => d.advice));
-  const verification = verifyRuns && !result.partial ? await verifyAdvice(drafts[0], options, verifyRuns, after, argv, ctx) : null;
-  const floorMs = result.partial ? null : await machineFloorMs(options);
+  // Interrupted: what the finished runs found is written, marked partial (fewer runs than asked).
+  const interrupted = stopped || results.some((r) => r.partial);
+  const verification = verifyRuns && !interrupted ? await verifyAdvice(drafts[0], options, verifyRuns, after, argv, ctx) : null;
+  const floorMs = interrupted ? null : await machineFloorMs(options);
   const { writeProfileArtifacts } = require('../report/profile-artifacts.js');
-  const report = writeProfileArtifacts(result, outDir, ctx.cwd, {
+  const report = writeProfileArtifacts(interrupted ? { ...result, partial: true } : result, outDir, ctx.cwd, {
     verification,
     floorMs,
     advice: across.advice,
     runs: {
       count: results.length,
+      asked: runs,
+      finished: byReady.length,
       readyAt: ordered.map((r) => Math.round(r.readyAt * 100) / 100), // the reported run first
       // How busy the machine was in each run: its share of the time the app waited for a CPU.
       busyShare: drafts.map((d) => busyShare(d.machine)),
@@ -107,7 +117,7 @@ async function profileHere(argv, ctx, outDir, { options, interval, after, verify
     },
   });
   printReport(report, argv, ctx);
-  if (results.some((r) => r.partial)) return 130; // interrupted: what the finished runs found is written
+  if (interrupted) return 130;
   const failed = require('../capture/lambda-function.js').invocationFailure(result.lambda);
   if (failed) {
     ctx.stderr.write(`coldstart: the first invocation failed (${failed}); the profile of init and the invocation is written\n`);

@@ -23,7 +23,8 @@ function renderProfileSummary(report, opts = {}) {
   const c = palette(opts.color);
   const h = headline(report, 5);
   const lines = [];
-  const status = report.partial ? c.yellow(' (partial: interrupted)') : '';
+  const runs = report.runs && report.runs.asked > 1 ? ` after ${report.runs.finished} of ${report.runs.asked} runs` : '';
+  const status = report.partial ? c.yellow(` (partial: interrupted${runs})`) : '';
   const moment = momentOf(report.until, report.answer);
   lines.push(`${c.bold('coldstart')}: ready (${moment}) after ${c.bold(ms(report.readyAt))}${status}`);
   lines.push(`  ${count(report.modules.length, 'module')}, ${count(report.files, 'file')}, ${size(report.bytes)} read to start` +
