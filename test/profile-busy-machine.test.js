@@ -27,10 +27,13 @@ test('under two busy loops: self time is CPU used, the rest is the machine\'s', 
       const busy = report.modules.find((m) => m.file === 'busy.js');
       const one = report.modules.find((m) => m.file === 'one.js');
       const context = `run ${run + 1}: busy.js used ${truth.cpuMs.toFixed(1)} ms of CPU in ${truth.wallMs.toFixed(1)} ms`;
-      assert.ok(Math.abs(busy.selfMs + (busy.gcMs || 0) - truth.cpuMs) <= 5, `${context}; reads ${busy.selfMs} ms self (gc ${busy.gcMs})`);
+      // The process's CPU clock counts V8's helper threads too, which can run beside the module: a
+      // module's figure is capped at its wall time (agent.cjs), and so is the truth it is held to.
+      const ownCpuMs = Math.min(truth.cpuMs, truth.wallMs);
+      assert.ok(Math.abs(busy.selfMs + (busy.gcMs || 0) - ownCpuMs) <= 5, `${context}; reads ${busy.selfMs} ms self (gc ${busy.gcMs})`);
       assert.ok(one.selfMs < 2, `${context}; one.js reads ${one.selfMs} ms self`);
       // What the module waited for the CPU is its wall time minus its CPU: shown apart.
-      assert.ok(Math.abs(busy.offCpuMs - (truth.wallMs - truth.cpuMs)) <= 5, `${context}; off the CPU ${busy.offCpuMs} ms`);
+      assert.ok(Math.abs(busy.offCpuMs - (truth.wallMs - ownCpuMs)) <= 5, `${context}; off the CPU ${busy.offCpuMs} ms`);
       const m = report.machine;
       assert.ok(m && m.offCpuShare >= 0 && m.offCpuShare <= 1 && m.cpus >= 1 && m.loadAverage.length === 3, JSON.stringify(m));
       assert.ok(m.floorMs > 0, 'a bare Node timed in the same run');
