@@ -49,3 +49,19 @@ test('copyDir: the package copy a file lies in, scoped or not', () => {
   assert.strictEqual(copyDir('/app/node_modules/@otel/core/build/index.js'), '/app/node_modules/@otel/core');
   assert.strictEqual(copyDir('/app/server.js'), null);
 });
+
+test('copies whose versions cannot be read are never called the same version; one version read twice is', () => {
+  const { duplicatePackages } = require('../lib/analyze/duplicate-packages.js');
+  const modules = [
+    { file: '/app/node_modules/lodash/a.js', package: 'lodash', parent: '/app/server.js', selfMs: 20 },
+    { file: '/app/node_modules/x/node_modules/lodash/a.js', package: 'lodash', parent: '/app/node_modules/x/index.js', selfMs: 20 },
+  ];
+  const unread = duplicatePackages({ root: '/app', modules }, { readSource: () => null });
+  assert.strictEqual(unread.length, 1);
+  assert.doesNotMatch(unread[0].fix, /same version/);
+  assert.match(unread[0].fix, /^npm ls lodash shows the 2 copies and who asks for each/);
+  const same = duplicatePackages({ root: '/app', modules }, { readSource: () => '{"version":"4.17.21"}' });
+  assert.match(same[0].fix, /^the same version installed 2 times: npm dedupe/);
+  const two = duplicatePackages({ root: '/app', modules }, { readSource: (f) => (f.includes('/x/') ? '{"version":"3.10.1"}' : '{"version":"4.17.21"}') });
+  assert.match(two[0].fix, /^align the versions/);
+});

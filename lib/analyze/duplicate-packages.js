@@ -61,9 +61,11 @@ function duplicatePackages(result, options = {}) {
       estimatedMs,
       copies: list,
       evidence: `${list.length} copies (${versions.join(', ')}): ${list.map((c) => `${c.dir} ${c.version || '?'}, ${c.modules} module${c.modules === 1 ? '' : 's'}, ${c.ms} ms${c.pulledBy ? `, first required by ${c.pulledBy}` : ''}`).join('; ')}`,
-      fix: versions.length === 1
+      // The same version only when every copy's version was read and they agree.
+      fix: versions.length === 1 && versions[0] !== '?'
         ? `the same version installed ${list.length} times: npm dedupe, or where a dependent pins another version at the top, an "overrides" entry (npm ls ${name} shows who asks for each)`
-        : `align the versions its dependents ask for (an "overrides" entry where a dependent pins one), then npm dedupe (npm ls ${name} shows who asks for each)`,
+        : versions.includes('?') ? `npm ls ${name} shows the ${list.length} copies and who asks for each: npm dedupe merges those that can share a version; an "overrides" entry aligns a dependent that pins another`
+          : `align the versions its dependents ask for (an "overrides" entry where a dependent pins one), then npm dedupe (npm ls ${name} shows who asks for each)`,
     });
   }
   return advice.sort((a, b) => b.estimatedMs - a.estimatedMs || a.subject.localeCompare(b.subject));
