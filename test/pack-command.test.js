@@ -128,7 +128,7 @@ test('pack bad input: app that crashes, missing manifest, both manifest and comm
     const tar = path.join(dir, 'x.tar');
     let r = await runCli(['pack', '--out', tar, '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(r.code, 1);
-    assert.match(r.stderr.trim().split('\n').pop(), /^coldstart: the app failed before listening/);
+    assert.match(r.stderr.trim().split('\n').pop(), /^coldstart: the app failed before listening \(exit code 1\): Error: DATABASE_URL is not set; pack runs the app: give settings it needs to start \(not secrets\) harmless values, e\.g\. ENV in the pack stage$/);
     assert.ok(!fs.existsSync(tar));
     r = await runCli(['pack', '--manifest', 'nope.txt', '--out', tar], { cwd: dir });
     assert.strictEqual(r.code, 2);

@@ -217,3 +217,10 @@ test('two profiles into one --out: the second is refused in one line while the f
     assert.strictEqual(again.code, 0, again.stderr);
   } finally { rm(dir); }
 });
+
+test('the app\'s last words when it threw nothing: a value printed over several lines is given whole on one line, stack frames passed over', () => {
+  const { errorLine } = require('../lib/capture/capture-failure.js');
+  assert.strictEqual(errorLine(['{', "  missing: [ 'DATABASE_URL' ],", "  hint: 'set it'", '}', 'Node.js v20.20.2']), "{ missing: [ 'DATABASE_URL' ], hint: 'set it' }");
+  assert.strictEqual(errorLine(['config invalid', '    at load (config.js:3:9)', '    at main.js:1:1']), 'config invalid');
+  assert.strictEqual(errorLine(['starting', 'TypeError: x is not a function', '    at a.js:1:1']), 'TypeError: x is not a function');
+});

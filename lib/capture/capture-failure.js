@@ -70,7 +70,22 @@ function crashError(exit, tail, when) {
 function errorLine(tail) {
   const lines = tail.map((l) => l.trim()).filter((l) => l && !/^Node\.js v\d/.test(l));
   const thrown = [...lines].reverse().find((l) => /^([A-Z]\w*)?(Error|Exception)\b.*:/.test(l) || /^Uncaught /.test(l));
-  return thrown || lines[lines.length - 1] || '';
+  return thrown || lastStatement(lines);
+}
+
+/**
+ * The app's last words when it threw nothing: its last line that is not a stack frame; a value it
+ * printed over several lines ({ missing: [...] } ending in `}`) whole, on one line.
+ */
+function lastStatement(lines) {
+  let end = lines.length - 1;
+  while (end >= 0 && /^at /.test(lines[end])) end--;
+  if (end < 0) return '';
+  if (!/^[\]})]/.test(lines[end])) return lines[end];
+  const depth = (l) => (l.match(/[\]})]/g) || []).length - (l.match(/[[{(]/g) || []).length;
+  let start = end;
+  for (let open = depth(lines[end]); start > 0 && open > 0;) open += depth(lines[--start]);
+  return lines.slice(start, end + 1).join(' ').slice(0, 300);
 }
 
 module.exports = { captureFailure, errorLine };

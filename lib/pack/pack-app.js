@@ -44,7 +44,11 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
       profile: false,
       signal: traps.signal,
       force: traps.force,
-    }));
+    })).catch((err) => {
+      // An app that needs a setting to start fails here first, in an image's build.
+      if (err.code === 'APP_FAILED' && !captureOptions.lambda) err.message += '; pack runs the app: give settings it needs to start (not secrets) harmless values, e.g. ENV in the pack stage';
+      throw err;
+    });
     if (result.partial) throw new CommandError('interrupted: nothing packed', { exitCode: 130 });
     const failed = require('../capture/lambda-function.js').invocationFailure(result.lambda);
     if (failed) throw new CommandError(`the first invocation failed (${failed}): nothing packed`);
