@@ -129,6 +129,15 @@ test('bench --node refuses what it cannot time, in one line, before any run', as
   assert.ok(!fs.existsSync(path.join(dir, 'runs.log')), 'nothing ran');
 });
 
+test('bench --node with a script that never answers --version: one line after 10 s, and nothing it started is left', { timeout: 60_000 }, async () => {
+  const hang = path.join(dir, 'hang.sh');
+  const marker = `sleep ${600 + (process.pid % 997)}`; // this test's own background process
+  fs.writeFileSync(hang, `#!/bin/sh\n${marker} &\nsleep 600\n`, { mode: 0o755 });
+  assertOneLine(await runCli(['bench', '--node', hang, '--', 'node', 'app.js'], { cwd: dir }), /^coldstart: --node .*hang\.sh: did not answer --version within 10 s: not a node binary$/);
+  const { spawnSync } = require('child_process');
+  assert.strictEqual(spawnSync('pgrep', ['-f', marker]).status, 1, 'the script\'s background process is gone');
+});
+
 /** A fake npm first on PATH: `script` is its body (sh). */
 function fakeNpm(script) {
   const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-fake-npm-'));

@@ -51,11 +51,28 @@ function isExecutable(file) {
   }
 }
 
+// A node answers --version in tens of ms; anything given as one that takes this long is not one.
+const VERSION_MS = 10_000;
+
+// Runs `argv[1] --version` in a process group of its own and ends the whole group after it (or at
+// VERSION_MS): a script given as --node may leave processes behind (`sleep 600 &`). Exit 2: timed out.
+const VERSION_PROBE = `const c = require('child_process').spawn(process.argv[1], ['--version'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+let out = ''; c.stdout.on('data', (d) => { out += d; });
+const end = () => { try { process.kill(-c.pid, 'SIGKILL'); } catch {} };
+const t = setTimeout(() => { end(); process.exit(2); }, ${VERSION_MS});
+c.on('error', () => process.exit(1));
+c.on('close', (code) => { clearTimeout(t); end(); process.stdout.write(code === 0 ? out : ''); });`;
+
+/** `node --version` of a binary: {version: 'v24.21.0' or null when it is not a node binary, timedOut}. */
+function versionProbe(binary) {
+  const r = spawnSync(process.execPath, ['-e', VERSION_PROBE, binary], { encoding: 'utf8', timeout: 2 * VERSION_MS, env: { ...process.env, NODE_OPTIONS: '' } });
+  const version = r.status === 0 && /^v\d+\.\d+\.\d+\S*$/.exec(r.stdout.trim());
+  return { version: version ? version[0] : null, timedOut: r.status === 2 };
+}
+
 /** `node --version` of a binary ('v24.21.0'), or null when it is not a node binary. */
 function versionOf(binary) {
-  const r = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, NODE_OPTIONS: '' } });
-  const version = r.status === 0 && /^v\d+\.\d+\.\d+\S*$/.exec(r.stdout.trim());
-  return version ? version[0] : null;
+  return versionProbe(binary).version;
 }
 
 /**
@@ -71,7 +88,8 @@ async function resolveNodes(entries, { cacheDir, env, onProgress, signal }) {
     const notNode = new UsageError(`--node ${e.entry}: not a Node version or a node binary`);
     if (e.file && !isExecutable(e.file)) throw notNode;
     const binary = e.spec ? await installNode({ spec: e.spec, cacheDir, env, onProgress, signal }) : e.file;
-    const version = versionOf(binary);
+    const { version, timedOut } = versionProbe(binary);
+    if (timedOut) throw new UsageError(`--node ${e.entry}: did not answer --version within ${VERSION_MS / 1000} s: not a node binary`);
     if (!version) throw notNode;
     const major = Number(/^v(\d+)/.exec(version)[1]);
     if (major < OLDEST_MAJOR) throw new UsageError(`--node ${e.entry}: Node ${version.slice(1)}: coldstart runs in apps on Node ${OLDEST_MAJOR} and later`);
