@@ -129,6 +129,20 @@ test('bench --node refuses what it cannot time, in one line, before any run', as
   assert.ok(!fs.existsSync(path.join(dir, 'runs.log')), 'nothing ran');
 });
 
+test('bench --node 22 with a broken installed copy names the copy and the folder to remove', async () => {
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-broken-node-'));
+  try {
+    const pkg = `node-linux-${process.arch}`;
+    const binary = path.join(cache, 'coldstart', 'node', '22', 'node_modules', pkg, 'bin', 'node');
+    fs.mkdirSync(path.dirname(binary), { recursive: true });
+    fs.writeFileSync(binary, Buffer.from('\x7fELF truncated'), { mode: 0o755 }); // a copy cut short
+    const r = await runCli(['bench', '--node', '22', '--', 'node', 'app.js'], { cwd: dir, env: { XDG_CACHE_HOME: cache } });
+    assertOneLine(r, new RegExp(`^coldstart: --node 22: the copy installed at ${binary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} does not run; remove ${path.join(cache, 'coldstart', 'node', '22').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} to install it again$`));
+  } finally {
+    fs.rmSync(cache, { recursive: true, force: true });
+  }
+});
+
 test('bench --node with a script that never answers --version: one line after 10 s, and nothing it started is left', { timeout: 60_000 }, async () => {
   const hang = path.join(dir, 'hang.sh');
   const marker = `sleep ${600 + (process.pid % 997)}`; // this test's own background process

@@ -90,6 +90,8 @@ async function resolveNodes(entries, { cacheDir, env, onProgress, signal }) {
     const binary = e.spec ? await installNode({ spec: e.spec, cacheDir, env, onProgress, signal }) : e.file;
     const { version, timedOut } = versionProbe(binary);
     if (timedOut) throw new UsageError(`--node ${e.entry}: did not answer --version within ${VERSION_MS / 1000} s: not a node binary`);
+    // A copy coldstart installed that no longer runs (a disk filled up mid-copy): say where it is.
+    if (!version && e.spec) throw new UsageError(`--node ${e.entry}: the copy installed at ${binary} does not run; remove ${path.resolve(binary, '../../../..')} to install it again`);
     if (!version) throw notNode;
     const major = Number(/^v(\d+)/.exec(version)[1]);
     if (major < OLDEST_MAJOR) throw new UsageError(`--node ${e.entry}: Node ${version.slice(1)}: coldstart runs in apps on Node ${OLDEST_MAJOR} and later`);
