@@ -6,16 +6,30 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-/** The package binary `name` as found from cwd: its node_modules/.bin link and the Node script behind it; null if none. */
+/**
+ * The package binary `name` as found from cwd: its node_modules/.bin link and the Node script
+ * behind it; null if none. foreignOwner: the uid of another user (not root) who owns the script or
+ * the .bin folder it was found in (a node_modules in /tmp, say): code that user can change.
+ */
 function findPackageBin(name, cwd) {
   if (!/^[\w@.-][\w@./-]*$/.test(name) || name.includes('/')) return null;
   for (let dir = cwd; ; dir = path.dirname(dir)) {
     const link = path.join(dir, 'node_modules', '.bin', name);
     let file = null;
     try { file = fs.realpathSync(link); } catch { /* not here */ }
-    if (file && isNodeScript(file)) return { link, file };
+    if (file && isNodeScript(file)) return { link, file, foreignOwner: foreignOwner([file, path.dirname(link)]) };
     if (path.dirname(dir) === dir) return null;
   }
+}
+
+function foreignOwner(paths) {
+  const me = typeof process.getuid === 'function' ? process.getuid() : null;
+  for (const p of paths) {
+    let uid = null;
+    try { uid = fs.statSync(p).uid; } catch { /* gone */ }
+    if (me !== null && uid !== null && uid !== me && uid !== 0) return uid;
+  }
+  return null;
 }
 
 /** The Node script behind the package binary `name`, or null. */

@@ -224,3 +224,30 @@ test('the app\'s last words when it threw nothing: a value printed over several 
   assert.strictEqual(errorLine(['config invalid', '    at load (config.js:3:9)', '    at main.js:1:1']), 'config invalid');
   assert.strictEqual(errorLine(['starting', 'TypeError: x is not a function', '    at a.js:1:1']), 'TypeError: x is not a function');
 });
+
+test('a package binary owned by another user (a node_modules above the app, in a shared directory) is not run: one line, exit 2, nothing left', async (t) => {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
+    t.diagnostic('SKIPPED: files of another user are made as root only (CI runs as root)');
+    t.skip('not root');
+    return;
+  }
+  const base = fs.mkdtempSync(path.join(require('os').tmpdir(), 'cs-foreign-bin-'));
+  try {
+    const pkg = path.join(base, 'node_modules', 'ffx');
+    fs.mkdirSync(pkg, { recursive: true });
+    fs.mkdirSync(path.join(base, 'node_modules', '.bin'));
+    fs.writeFileSync(path.join(pkg, 'cli.js'), "#!/usr/bin/env node\nrequire('fs').writeFileSync(process.env.RAN, 'ran');\n", { mode: 0o755 });
+    fs.symlinkSync('../ffx/cli.js', path.join(base, 'node_modules', '.bin', 'ffx'));
+    for (const p of [pkg, path.join(pkg, 'cli.js'), path.join(base, 'node_modules', '.bin')]) fs.chownSync(p, 65534, 65534);
+    const app = path.join(base, 'app');
+    fs.mkdirSync(app);
+    const ran = path.join(base, 'ran.txt');
+    const r = await runCli(['profile', '--until', 'exit', '--out', 'out', '--', 'ffx'], { cwd: app, env: { RAN: ran } });
+    assert.strictEqual(r.code, 2, r.stderr);
+    assert.strictEqual(r.stderr, `coldstart: ffx is ${fs.realpathSync(path.join(pkg, 'cli.js'))}, owned by another user (uid 65534): not run; give its path to run it all the same\n`);
+    assert.ok(!fs.existsSync(ran), 'it did not run');
+    assert.ok(!fs.existsSync(path.join(app, 'out')), 'nothing written');
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+});

@@ -78,7 +78,7 @@ async function capture(options) {
   const lambda = lambdaCapture ? await lambdaCapture.serveLambdaRuntime(options.lambda, { cwd, env: options.env || process.env, settle: end.settle }) : null;
 
   const spawnedAt = process.hrtime.bigint();
-  const proc = launch({
+  const launched = () => launch({
     command,
     cwd,
     env: lambda ? lambda.env : options.env || process.env,
@@ -91,6 +91,14 @@ async function capture(options) {
     stdout: options.stdout,
     stderr: options.stderr,
   });
+  let proc;
+  try {
+    proc = launched();
+  } catch (err) { // refused before anything ran: nothing of the capture is left
+    fs.rmSync(channel, { recursive: true, force: true });
+    if (lambda) lambda.api.close();
+    throw err;
+  }
   run.commandFiles = proc.commandFiles;
   // The agent of every Node process in the tree announces itself in the channel.
   const tree = followProcessTree({

@@ -75,6 +75,10 @@ function launch(opts) {
   // A package binary of the app (functions-framework, next), found as npx and npm scripts find it,
   // run by the node on PATH as its `#!/usr/bin/env node` line would (images may have no env).
   const bin = isNode(opts.command[0]) ? null : findPackageBin(opts.command[0], opts.cwd);
+  if (bin && bin.foreignOwner !== null) {
+    const { UsageError } = require('../errors.js');
+    throw new UsageError(`${opts.command[0]} is ${bin.file}, owned by another user (uid ${bin.foreignOwner}): not run; give its path to run it all the same`);
+  }
   const [file, ...args] = bin ? ['node', bin.file, ...opts.command.slice(1)] : opts.command;
   const child = spawn(file, args, {
     cwd: opts.cwd,
