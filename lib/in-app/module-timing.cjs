@@ -267,7 +267,6 @@ function startsAsEsm() {
   return require('./package-type.cjs').packageTypeReader(readFileSync)(entry) === 'module';
 }
 
-
 // `import` as a keyword in CommonJS source: an import() to come, or ES module syntax Node may yet
 // find in a file of a package without a "type" (which it then loads as an ES module). Searched, not
 // parsed: most modules have no `import` at all, and String.prototype.indexOf passes over them
