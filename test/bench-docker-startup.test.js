@@ -7,10 +7,12 @@ const assert = require('node:assert/strict');
 const { runBenchmark, renderMarkdown, VARIANTS, APPS, variantsFor } = require('../bench/docker-startup.js');
 const { UsageError } = require('../lib/errors.js');
 const { needDocker, cleanup } = require('./helpers/docker.js');
+const { onBenchmarkNode } = require('./helpers/suite.js');
 
 after(cleanup);
 
 test('docker-startup: every variant reaches listen under runc and runsc, phases add up', { timeout: 300_000 }, async (t) => {
+  if (!onBenchmarkNode(t)) return;
   if (!(await needDocker(t))) return;
   const report = await runBenchmark({ modules: 50, runs: 1, warmup: 0, timeoutMs: 60_000 });
 

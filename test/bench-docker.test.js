@@ -11,6 +11,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { runCli } = require('./helpers/app.js');
 const { needDocker, cleanup } = require('./helpers/docker.js');
+const { onBenchmarkNode } = require('./helpers/suite.js');
 const { generateFixture } = require('../lib/fixtures/generate.js');
 const { runBenchPlan } = require('../lib/bench/bench-plan.js');
 
@@ -66,6 +67,7 @@ test('bench --containers: the app in fresh containers under runc and runsc, read
 });
 
 test('the seed scenarios in fresh containers under runc and runsc, as bench/seed-table.js runs them', { timeout: 300_000 }, async (t) => {
+  if (!onBenchmarkNode(t)) return;
   if (!(await needDocker(t))) return;
   const result = await runBenchPlan({
     commands: [], scenarios: ['require', 'cpu'], fixtureDir: app, inDocker: true, runtimes: ['runc', 'runsc'],

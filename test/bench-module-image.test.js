@@ -8,10 +8,12 @@ const assert = require('node:assert/strict');
 const { runBenchmark, renderMarkdown, VARIANTS, main } = require('../bench/module-image.js');
 const { UsageError } = require('../lib/errors.js');
 const { needDocker, cleanup } = require('./helpers/docker.js');
+const { onBenchmarkNode } = require('./helpers/suite.js');
 
 after(cleanup);
 
 test('module-image: every variant listens under runc and runsc; only the module image renames a module\'s frames', { timeout: 300_000 }, async (t) => {
+  if (!onBenchmarkNode(t)) return;
   if (!(await needDocker(t))) return;
   const report = await runBenchmark({ runs: 1, warmup: 0, runtimes: ['runc', 'runsc'], modules: 20, seed: 42, baseImage: 'coldstart-node:local' });
   for (const runtime of ['runc', 'runsc']) {

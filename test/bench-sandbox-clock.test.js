@@ -12,10 +12,12 @@ const { spawnSync } = require('node:child_process');
 const { runBenchmark, renderMarkdown, buildPreload, main } = require('../bench/sandbox-clock.js');
 const { UsageError } = require('../lib/errors.js');
 const { needDocker, cleanup } = require('./helpers/docker.js');
+const { onBenchmarkNode } = require('./helpers/suite.js');
 
 after(cleanup);
 
 test('sandbox-clock: the probe reports clock and compile costs under runc and runsc', { timeout: 120_000 }, async (t) => {
+  if (!onBenchmarkNode(t)) return;
   if (!(await needDocker(t))) return;
   const report = await runBenchmark({ runs: 1, runtimes: ['runc', 'runsc'], baseImage: 'coldstart-node:local' });
   for (const runtime of ['runc', 'runsc']) {

@@ -19,4 +19,17 @@ function unlessFast(t, what) {
 /** test() options for a test left out of the fast part: `test(name, fastSkips('many timed runs'), fn)`. */
 const fastSkips = (what) => ({ skip: FAST && `npm run test:fast leaves out tests that need ${what}` });
 
-module.exports = { FAST, unlessFast, fastSkips };
+// The Node of the benchmark images (BENCHMARKS.md). The benchmark scripts' end-to-end runs (minutes
+// of containers each) test the scripts, not a Node: they run on this Node, which CI runs, and the
+// other Nodes say so in their skip line.
+const BENCHMARK_NODE = 24;
+
+/** Skips `t` on a Node other than BENCHMARK_NODE, saying where it runs. @returns {boolean} true to run */
+function onBenchmarkNode(t) {
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major === BENCHMARK_NODE) return true;
+  t.skip(`SKIPPED on Node ${major}: a benchmark script's end-to-end run, tested on Node ${BENCHMARK_NODE} (the benchmarks' Node, which CI runs)`);
+  return false;
+}
+
+module.exports = { FAST, unlessFast, fastSkips, onBenchmarkNode, BENCHMARK_NODE };
