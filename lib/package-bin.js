@@ -32,9 +32,13 @@ function foreignOwner(paths) {
   return null;
 }
 
-/** The Node script behind the package binary `name`, or null. */
-function packageBin(name, cwd) {
+/**
+ * The Node script behind the package binary `name`, or null. One another user owns is named
+ * through warn: start runs it all the same (it never keeps the app from starting).
+ */
+function packageBin(name, cwd, warn = () => {}) {
   const found = findPackageBin(name, cwd);
+  if (found && found.foreignOwner !== null) warn(`${name} is ${found.file}, owned by another user (uid ${found.foreignOwner}); it runs as you`);
   return found && found.file;
 }
 

@@ -247,6 +247,12 @@ test('a package binary owned by another user (a node_modules above the app, in a
     assert.strictEqual(r.stderr, `coldstart: ffx is ${fs.realpathSync(path.join(pkg, 'cli.js'))}, owned by another user (uid 65534): not run; give its path to run it all the same\n`);
     assert.ok(!fs.existsSync(ran), 'it did not run');
     assert.ok(!fs.existsSync(path.join(app, 'out')), 'nothing written');
+    // start never keeps an app from starting: it names the binary's owner in a warning, and runs it.
+    const { BIN } = require('./helpers/app.js');
+    const started = require('child_process').spawnSync(process.execPath, [BIN, 'start', '--archive', 'none.tar', '--', 'ffx'], { cwd: app, encoding: 'utf8', env: { ...process.env, RAN: ran }, timeout: 30_000 });
+    assert.strictEqual(started.status, 0, started.stderr);
+    assert.match(started.stderr, /^coldstart: warning: ffx is .*cli\.js, owned by another user \(uid 65534\); it runs as you$/m);
+    assert.ok(fs.existsSync(ran), 'start ran it');
   } finally {
     fs.rmSync(base, { recursive: true, force: true });
   }

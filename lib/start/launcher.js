@@ -44,7 +44,7 @@ function main(argv) {
   const cwd = process.cwd();
   let entry = path.resolve(cwd, options.app.entry);
   // A package binary (functions-framework, next) rather than a script: the Node script behind it.
-  if (!entryExists(entry)) entry = require('../package-bin.js').packageBin(options.app.entry, cwd) || entry;
+  if (!entryExists(entry)) entry = require('../package-bin.js').packageBin(options.app.entry, cwd, warn) || entry;
   // Memory mode writes nothing: the entry must be there already (extract may bring it).
   const memory = options.mode === 'memory';
   if (memory && !entryFound(entry, options.app.entry)) return;
