@@ -358,10 +358,11 @@ test('--out writes the file atomically and names it in the build command; warnin
  * in a build context as a user's would be (the app, its packages, coldstart in node_modules).
  * Every step runs (no layer cache): the pack in the build is under test.
  */
-async function imageFromDockerfile(fixture, flags, tag, { start } = {}) {
+async function imageFromDockerfile(fixture, flags, tag, { start, prepare } = {}) {
   const { assembleContext, buildImage } = require('../lib/docker.js');
   const app = copyFixture(fixture);
   dirs.push(app);
+  if (prepare) prepare(app);
   if (start) {
     // A start only --choose writes, rendered as it renders it.
     const { detectProject } = require('../lib/dockerfile/detect-project.js');
@@ -446,6 +447,27 @@ test('the --bundle Dockerfile for fixtures/express-app proves its bundle answers
     const report = /coldstart: serving (\d+) files, .* code cache for (\d+) modules/.exec(run.stderr);
     assert.ok(report, `no "coldstart: serving N files ... code cache" line: ${run.stderr}`);
     t.diagnostic(report[0]);
+  } finally {
+    await stopAllContainers();
+    await removeImage(tag);
+  }
+});
+
+test('a hostile .nvmrc and engines.node build into an image where none of their lines ran as an instruction', { timeout: 240_000 }, async (t) => {
+  if (!(await needDocker(t))) return;
+  const { runContainer, stopAllContainers } = require('../lib/docker.js');
+  const tag = `coldstart-test-dockerfile-hostile:${process.pid}`;
+  try {
+    await imageFromDockerfile('plain-http', [], tag, {
+      prepare(app) {
+        fs.writeFileSync(path.join(app, '.nvmrc'), '20\nFROM scratch AS x\nRUN node -e "require(\'fs\').writeFileSync(\'/injected\', \'1\')" #\n');
+        const manifest = { name: 'hostile', private: true, main: 'server.js' };
+        manifest.engines = { node: '>=20\nRUN node -e "require(\'fs\').writeFileSync(\'/injected\', \'2\')"' };
+        fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify(manifest));
+      },
+    });
+    const run = await runContainer({ image: tag, runtime: 'runc', args: ['node', '-e', "console.log(require('fs').existsSync('/injected') ? 'injected' : 'clean')"], timeoutMs: 60_000 });
+    assert.strictEqual(run.stdout.trim(), 'clean', run.stderr);
   } finally {
     await stopAllContainers();
     await removeImage(tag);
