@@ -35,6 +35,21 @@ const CASES = [
   ['two profiles into one --out at once; a lock left by a killed run', 'profile-bad-input', 'two profiles into one --out'],
   ['--out given twice; an app with its own --inspect', 'profile-bad-input', 'one line, exit 2, for what used to end'],
   ['--request with a path outside ASCII', 'profile-bad-input', 'percent-encoded'],
+  // The third round.
+  ['dockerfile: a line break in .nvmrc, engines.node, scripts, file names or --out', 'dockerfile-command', 'never become Dockerfile instructions'],
+  ['dockerfile: a hostile .nvmrc and engines.node, built', 'dockerfile-command', 'hostile \\.nvmrc'],
+  ['--lambda: another user takes the event or forges a response through the Runtime API', 'lambda-built-in-client', 'serves only the user'],
+  ['start --mode extract: a pack archive re-made by another tool with a damaged file', 'start-extract-safety', 're-made by another tool'],
+  ['start: a FIFO or a device as the archive (every mode, the preload)', 'start-bad-archive', 'FIFO or a device'],
+  ['bench --until line:/REGEX/ with a pattern that backtracks without end', 'bounded-regex', 'backtracks without end'],
+  ['pack: a module required through a link leading out of the root', 'pack-security', 'required through a link'],
+  ['profile, start: a package binary owned by another user', 'profile-bad-input', 'owned by another user'],
+  ['--event a FIFO or /dev/zero; --lambda outside the task root; bodies over 6 MB; a promise that never settles', 'lambda-built-in-client', 'coldstart\'s client runs init'],
+  ['$GITHUB_STEP_SUMMARY a FIFO or a device', 'check-github-actions', 'FIFO'],
+  ['bench --node a script that never answers --version', 'bench-node', 'never answers --version'],
+  ['bench --node N with a broken installed copy', 'bench-node', 'broken installed copy'],
+  ['a relative COLDSTART_ARCHIVE and a child in another directory', 'start-preload', 'relative COLDSTART_ARCHIVE'],
+  ['SIGINT during profile --runs 5', 'capture-cli-killed', 'interrupted \\(SIGINT\\)'],
 ];
 
 function runCase(node, [, file, pattern]) {
