@@ -46,16 +46,6 @@ function parseUntil(value) {
 }
 
 /**
- * The value of the ready-moment variable the app's side reads (lib/in-app/ready-moment.cjs) for a
- * parsed --until.
- */
-function readyMomentEnv(until) {
-  if (until.mode === 'duration') return String(until.ms);
-  if (until.mode === 'answer') return `answer:${until.path}`;
-  return until.mode === 'http' ? until.url : until.mode;
-}
-
-/**
  * bench's --until, which also takes line:/REGEX/ (the first line of the app's output that matches,
  * case-insensitive: how a start in a container is seen) -> { mode: 'line', pattern } or parseUntil's.
  */
@@ -209,4 +199,4 @@ function captureFlags(argv, ctx) {
   };
 }
 
-module.exports = { afterWindowFromArgv, parseDuration, parseUntil, readyMomentEnv, parseBenchUntil, parseInterval, parseCount, listItems, parseEsm, captureOptions, lambdaOptions, captureOptionsFromArgv, parseRequestLine };
+module.exports = { afterWindowFromArgv, parseDuration, parseUntil, parseBenchUntil, parseInterval, parseCount, listItems, parseEsm, captureOptions, lambdaOptions, captureOptionsFromArgv, parseRequestLine };

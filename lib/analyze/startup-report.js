@@ -287,4 +287,14 @@ function listenAndAnswer(report, fmt) {
   return `listening at ${fmt(report.listenAt)}, answered ${report.answer.status} ${fmt(Math.max(0, report.readyAt - report.listenAt))} later`;
 }
 
-module.exports = { buildReport, busyShare, headline, moduleCount, momentOf, listenAndAnswer };
+/**
+ * Why a function's first invocation failed, as one phrase (its error's type and message); null
+ * when it answered or there was none. Takes a capture's or a report's `lambda`.
+ */
+function invocationFailure(lambda) {
+  const invoke = lambda && lambda.invoke;
+  if (!invoke || invoke.ok) return null;
+  return invoke.error ? `${invoke.error.errorType}: ${invoke.error.errorMessage}` : 'an error without a body';
+}
+
+module.exports = { buildReport, busyShare, headline, moduleCount, momentOf, listenAndAnswer, invocationFailure };

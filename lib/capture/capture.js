@@ -4,10 +4,9 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { launch } = require('./launch.js');
 const { checkCommand, ownInspectorFlag } = require('./command-check.js');
 const { CommandError, UsageError } = require('../errors.js');
-const { readyMomentEnv } = require('../options.js');
+const { launch, readyMomentEnv } = require('./launch.js');
 const { followProcessTree } = require('./process-tree.js');
 const { captureResult, timedResult } = require('./capture-result.js');
 const { captureFailure } = require('./capture-failure.js');

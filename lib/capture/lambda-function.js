@@ -101,14 +101,4 @@ function readEvent(file, cwd) {
   }
 }
 
-/**
- * Why a function's first invocation failed, as one phrase (its error's type and message); null
- * when it answered or there was none. Takes a capture's or a report's `lambda`.
- */
-function invocationFailure(lambda) {
-  const invoke = lambda && lambda.invoke;
-  if (!invoke || invoke.ok) return null;
-  return invoke.error ? `${invoke.error.errorType}: ${invoke.error.errorMessage}` : 'an error without a body';
-}
-
-module.exports = { parseLambdaHandler, runtimeClient, BUILT_IN_CLIENT, lambdaEnvironment, readEvent, invocationFailure };
+module.exports = { parseLambdaHandler, runtimeClient, BUILT_IN_CLIENT, lambdaEnvironment, readEvent };

@@ -180,4 +180,14 @@ function descendants(roots) {
   return [...found];
 }
 
-module.exports = { launch, nodeOptionsWithPreload };
+/**
+ * The value of the ready-moment variable (UNTIL_ENV) the app's side reads (lib/in-app/ready-moment.cjs)
+ * for a ready moment as options.js parses it.
+ */
+function readyMomentEnv(until) {
+  if (until.mode === 'duration') return String(until.ms);
+  if (until.mode === 'answer') return `answer:${until.path}`;
+  return until.mode === 'http' ? until.url : until.mode;
+}
+
+module.exports = { launch, nodeOptionsWithPreload, readyMomentEnv };

@@ -101,7 +101,10 @@ module.exports = {
       ctx.stdout.write(`wrote ${path.relative(ctx.cwd, out) || out}: ${command} (${description.packageManager.name}, `
         + `node ${description.node.major}${description.typescript ? ', TypeScript build' : ''}${description.next ? ', Next.js standalone' : ''}`
         + `${description.distroless ? ', distroless' : ''}${start === 'modules' ? '' : `, ${START_NAMES[start]}`})\n`);
-      if (choice) ctx.stdout.write(require('../report/start-choice.js').renderStartChoice(choice, { color: ctx.color }));
+      if (choice) {
+        const asked = require('../capture/same-answers.js').describeAnswers(choice.requests);
+        ctx.stdout.write(require('../report/start-choice.js').renderStartChoice(choice, { color: ctx.color, asked }));
+      }
     }
     return 0;
   },

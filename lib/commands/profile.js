@@ -118,7 +118,7 @@ async function profileHere(argv, ctx, outDir, { options, interval, after, verify
   });
   printReport(report, argv, ctx);
   if (interrupted) return 130;
-  const failed = require('../capture/lambda-function.js').invocationFailure(result.lambda);
+  const failed = require('../analyze/startup-report.js').invocationFailure(result.lambda);
   if (failed) {
     ctx.stderr.write(`coldstart: the first invocation failed (${failed}); the profile of init and the invocation is written\n`);
     return 1;

@@ -159,8 +159,7 @@ function decide({ samples, problems, unwritable = {}, runs, answers }) {
 async function buildCompileCache({ command, cwd, env, dir, until, timeoutMs }) {
   const { runInGroup } = require('../pack/run-in-group.js');
   const { UNTIL_ENV } = require('../in-app/ready-moment.cjs');
-  const { readyMomentEnv } = require('../options.js');
-  const { nodeOptionsWithPreload } = require('../capture/launch.js');
+  const { nodeOptionsWithPreload, readyMomentEnv } = require('../capture/launch.js');
   const node = command[0] === 'node' ? process.execPath : command[0];
   const exit = await runInGroup(node, command.slice(1), {
     cwd, timeoutMs, leftovers: [dir],

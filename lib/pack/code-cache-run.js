@@ -10,7 +10,7 @@ const { runInGroup } = require('./run-in-group.js');
 const { COLDSTART_BIN } = require('../paths.js');
 const { RECORD_ENV, SETTLE_ENV } = require('../archive-format.js');
 const { UNTIL_ENV } = require('../in-app/ready-moment.cjs');
-const { readyMomentEnv } = require('../options.js');
+const { readyMomentEnv } = require('../capture/launch.js');
 
 
 /**

@@ -50,7 +50,7 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
       throw err;
     });
     if (result.partial) throw new CommandError('interrupted: nothing packed', { exitCode: 130 });
-    const failed = require('../capture/lambda-function.js').invocationFailure(result.lambda);
+    const failed = require('../analyze/startup-report.js').invocationFailure(result.lambda);
     if (failed) throw new CommandError(`the first invocation failed (${failed}): nothing packed`);
     root = result.root;
     listed = result.files.map((f) => f.path);

@@ -5,17 +5,16 @@
 // by its median, how it stands against that one.
 const { formatMedianInterval, formatComparison } = require('../stats.js');
 const { palette, table } = require('./terminal-format.js');
-const { describeAnswers } = require('../capture/same-answers.js');
 
 /**
  * @param {Awaited<ReturnType<typeof import('../dockerfile/choose-start.js').chooseStart>>} choice
- * @param {{color?: boolean}} [options]
+ * @param {{color?: boolean, asked: string}} options asked: the requests and their answers in a line
+ *   (same-answers.js describeAnswers)
  * @returns {string}
  */
-function renderStartChoice(choice, { color = false } = {}) {
+function renderStartChoice(choice, { color = false, asked }) {
   const { bold, dim } = palette(color);
   const chosen = choice.rows.find((r) => r.writes === choice.chosen);
-  const asked = describeAnswers(choice.requests);
   const rows = [['', 'start', 'ready after, median [interval]', 'x plain [interval]', 'answers']];
   for (const r of choice.rows) {
     const factor = r.ratio && r.ratio.ratio !== null ? `${r.ratio.ratio.toFixed(2)}${r.ratio.low === null ? '' : ` [${r.ratio.low.toFixed(2)}–${r.ratio.high.toFixed(2)}]`}` : '–';

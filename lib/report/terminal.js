@@ -3,7 +3,7 @@
 const path = require('path');
 const { isGvisor } = require('../gvisor.js');
 const { INSTALL_DIR } = require('../paths.js');
-const { headline, momentOf, listenAndAnswer } = require('../analyze/startup-report.js');
+const { headline, momentOf, listenAndAnswer, invocationFailure } = require('../analyze/startup-report.js');
 const { CATEGORIES } = require('../analyze/cpuprofile-categories.js');
 const { ms, size, count, palette, table, shorten } = require('./terminal-format.js');
 
@@ -15,7 +15,7 @@ const { ms, size, count, palette, table, shorten } = require('./terminal-format.
 function lambdaLine({ handler, initMs, invoke }, c) {
   const init = `  Lambda ${handler}: init ${c.bold(ms(initMs))}`;
   if (!invoke) return `${init} (to the runtime's first request for an event)`;
-  const outcome = invoke.ok ? 'answered' : `failed: ${require('../capture/lambda-function.js').invocationFailure({ invoke })}`;
+  const outcome = invoke.ok ? 'answered' : `failed: ${invocationFailure({ invoke })}`;
   return `${init} + first invocation ${c.bold(ms(invoke.ms))} (${outcome})`;
 }
 
