@@ -2,6 +2,7 @@
 // Renamed and dropped flags: each old spelling does what it did, with one warning line saying what to
 // give instead, for one release (lib/deprecated-flags.js); and no flag name means two things across commands.
 const test = require('node:test');
+const { onBenchmarkNode } = require('./helpers/suite.js');
 const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');
@@ -171,6 +172,7 @@ async function runInFreshDir(t, args, { files = {}, setup = null, drive = null }
 }
 
 test('each old spelling works as before, with exactly one deprecation line saying what to give instead', async (t) => {
+  if (!onBenchmarkNode(t, 'flag parsing no Node changes')) return;
   const named = DEPRECATED.flatMap((r) => r.commands.map((c) => `${c} ${r.old.length === 1 ? '-' : '--'}${r.old}`));
   assert.deepStrictEqual(Object.keys(CASES).sort(), named.sort(), 'a case for every old spelling in the table');
   // No Docker here: bench says so the same way for both spellings.

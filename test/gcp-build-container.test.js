@@ -5,6 +5,7 @@
 // the page shows, and the framework's own start command with the two variables the page sets.
 // The container has no network: npm installs from a cache filled on this machine beforehand.
 const { test, after } = require('node:test');
+const { onBenchmarkNode } = require('./helpers/suite.js');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -56,6 +57,7 @@ const deadline = Date.now() + 120000;
 `;
 
 test('the Cloud Functions source deploy of docs/cloud-functions.md in a gVisor container: npm ci, npm run gcp-build, the framework started with the preload serves from memory', { timeout: 20 * 60 * 1000 }, async (t) => {
+  if (!onBenchmarkNode(t, 'a documented deploy no Node changes')) return;
   if (!(await needDocker(t))) return;
   const runtime = (await testedRuntimes(t)).filter((r) => r !== 'runc').pop();
   const text = fs.readFileSync(PAGE, 'utf8');
