@@ -121,16 +121,24 @@ test('start --into: an archive with the entry runs the app from DIR', (t) => {
   assert.strictEqual(r.stderr, '');
 });
 
-test('start --mode extract and --into: bytes damaged in a packed archive are never written over the app; the app starts from its own files', async (t) => {
+/** An app of `files` (app.js its entry) under a new base directory, packed to base/app.tar. */
+async function packedApp(t, files) {
   const { runCli } = require('./helpers/app.js');
   const base = tempBase(t);
   const app = path.join(base, 'app');
   fs.mkdirSync(app);
-  fs.writeFileSync(path.join(app, 'package.json'), '{ "name": "sealed", "private": true }\n');
-  fs.writeFileSync(path.join(app, 'app.js'), "console.log('the good code');\n");
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(app, name), text);
   const archive = path.join(base, 'app.tar');
   const packed = await runCli(['pack', '--until', 'exit', '--out', archive, '--', 'node', 'app.js'], { cwd: app });
   assert.strictEqual(packed.code, 0, packed.stderr);
+  return { base, app, archive };
+}
+
+test('start --mode extract and --into: bytes damaged in a packed archive are never written over the app; the app starts from its own files', async (t) => {
+  const { base, app, archive } = await packedApp(t, {
+    'package.json': '{ "name": "sealed", "private": true }\n',
+    'app.js': "console.log('the good code');\n",
+  });
   const bytes = fs.readFileSync(archive);
   const at = bytes.indexOf('the good code');
   assert.ok(at > 0);
@@ -147,16 +155,11 @@ test('start --mode extract and --into: bytes damaged in a packed archive are nev
 });
 
 test('start --mode extract: a pack archive re-made by another tool (seal gone, index inside) writes only the files whose bytes pack recorded', async (t) => {
-  const { runCli } = require('./helpers/app.js');
-  const base = tempBase(t);
-  const app = path.join(base, 'app');
-  fs.mkdirSync(app);
-  fs.writeFileSync(path.join(app, 'package.json'), '{ "name": "remade", "private": true }\n');
-  fs.writeFileSync(path.join(app, 'lib.js'), "exports.v = 'good';\n");
-  fs.writeFileSync(path.join(app, 'app.js'), "console.log(require('./lib.js').v);\n");
-  const archive = path.join(base, 'app.tar');
-  const packed = await runCli(['pack', '--until', 'exit', '--out', archive, '--', 'node', 'app.js'], { cwd: app });
-  assert.strictEqual(packed.code, 0, packed.stderr);
+  const { base, app, archive } = await packedApp(t, {
+    'package.json': '{ "name": "remade", "private": true }\n',
+    'lib.js': "exports.v = 'good';\n",
+    'app.js': "console.log(require('./lib.js').v);\n",
+  });
   // Unpacked, one file changed, packed again with GNU tar: its own order, no seal.
   const x = path.join(base, 'x');
   fs.mkdirSync(x);

@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { capture } = require('../capture/capture.js');
+const { readyMomentEnv } = require('../capture/launch.js');
 const { summarize } = require('../stats.js');
 const { ms } = require('../report/terminal-format.js');
 const { compareSeries } = require('./comparisons.js');
@@ -210,7 +211,7 @@ async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, 
       outside: summarize(r.outside),
     };
   }
-  return { runs, warmup, until: until.mode === 'http' ? until.url : until.mode === 'answer' ? `answer:${until.path}` : until.mode, partial, order, series: results, comparisons: compareSeries(results) };
+  return { runs, warmup, until: readyMomentEnv(until), partial, order, series: results, comparisons: compareSeries(results) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ const path = require('path');
 const { collectFiles, findRoot } = require('./startup-files.js');
 const { trimProfile } = require('./trim-profile.js');
 const { moduleRecords } = require('./module-records.js');
+const { readyMomentEnv } = require('./launch.js');
 
 /**
  * What one capture ran, as the result names it.
@@ -19,18 +20,16 @@ const { moduleRecords } = require('./module-records.js');
 function untilLabel(run) {
   const { until, lambda } = run;
   if (lambda) return lambda.event === undefined ? 'lambda init' : 'lambda first invocation';
-  if (until.mode === 'duration') return `${until.ms}ms`;
-  if (until.mode === 'answer') return `answer:${until.path}`;
-  return until.mode === 'http' ? until.url : until.mode;
+  return until.mode === 'duration' ? `${until.ms}ms` : readyMomentEnv(until);
 }
 
 /**
  * A server's listen apart from its ready moment (null for the others), and with --until answer
  * its first answer ({status}, or null when it was taken as ready at its listen, with why).
  */
-function listenAndAnswer(payload) {
+function listenAndAnswerFields(payload) {
   return {
-    listenAt: payload.listenedAt == null ? null : payload.listenedAt,
+    listenAt: payload.listenedAt ?? null,
     ...(payload.answer !== undefined ? { answer: payload.answer, ...(payload.unanswered ? { unanswered: payload.unanswered } : {}) } : {}),
   };
 }
@@ -44,7 +43,7 @@ function resultHead(run) {
 function timedResult(payload, run, outsideMs) {
   return {
     ...resultHead(run), timingOnly: true,
-    pid: payload.pid, readyAt: payload.readyAt, outsideMs, ...listenAndAnswer(payload),
+    pid: payload.pid, readyAt: payload.readyAt, outsideMs, ...listenAndAnswerFields(payload),
     exitCode: payload.exitCode, address: payload.address || null,
     lazyLoaded: payload.lazyLoaded, // with a COLDSTART_LAZY stand-in: when it was first touched
   };
@@ -75,7 +74,7 @@ function captureResult(payload, run, { profile: rawProfile = null, partial = fal
     until: untilLabel(run),
     reason: payload.reason,
     readyAt: payload.readyAt,
-    ...listenAndAnswer(payload),
+    ...listenAndAnswerFields(payload),
     cpuMs: payload.cpuMs ?? null,
     runQueueMs: payload.runQueueMs ?? null,
     // How busy the machine was around the run: the report says when it inflated the times.

@@ -42,8 +42,9 @@ function extractArchive(buffer, intoDir) {
   // A pack archive re-made by another tool (its index no longer first, the seal gone): each file is
   // written only when its bytes are those pack recorded in the index it still holds.
   const recorded = sealed ? null : recordedSums(entries);
+  const { crc32 } = require('node:zlib');
   const ordered = planEntries(entries, refused).filter((entry) => {
-    if (!recorded || entry.type !== 'file' || recorded.get(entry.rel) === require('node:zlib').crc32(entry.data)) return true;
+    if (!recorded || entry.type !== 'file' || recorded.get(entry.rel) === crc32(entry.data)) return true;
     damaged.push(entry.rel);
     return false;
   });
