@@ -320,7 +320,9 @@ function assembleContext({ app, into, nodeModules, packages, coldstart = true })
   // The tree keeps its package manager's record, as an install leaves it (start's check reads it).
   const { INSTALL_RECORDS } = require('./archive-format.js');
   for (const name of INSTALL_RECORDS) {
-    if (fs.existsSync(path.join(modulesDir, name))) fs.copyFileSync(path.join(modulesDir, name), path.join(dir, 'node_modules', name));
+    if (!fs.existsSync(path.join(modulesDir, name))) continue;
+    fs.mkdirSync(path.join(dir, 'node_modules'), { recursive: true }); // an app of no dependency has none yet
+    fs.copyFileSync(path.join(modulesDir, name), path.join(dir, 'node_modules', name));
   }
   for (const name of roots) linkPackageBins(path.join(dir, 'node_modules'), name);
 

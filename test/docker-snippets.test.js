@@ -59,6 +59,17 @@ test('assembleContext: the app, its dependency closure, and coldstart with its o
     (err) => err instanceof CommandError && err.code === 'PACKAGE_MISSING' && /no-such-package/.test(err.message));
 });
 
+test('assembleContext: an app of no dependency whose node_modules holds only npm\'s install record keeps the record', () => {
+  const app = path.join(scratch(), 'no-deps');
+  fs.mkdirSync(path.join(app, 'node_modules'), { recursive: true });
+  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'no-deps', private: true }));
+  fs.writeFileSync(path.join(app, 'server.js'), "require('http').createServer((q, s) => s.end()).listen(0);\n");
+  fs.writeFileSync(path.join(app, 'node_modules', '.package-lock.json'), JSON.stringify({ name: 'no-deps', lockfileVersion: 3, packages: {} }));
+  const ctx = assembleContext({ app, into: path.join(scratch(), 'no-deps-context'), coldstart: false });
+  assert.deepEqual(ctx.packages, []);
+  assert.ok(fs.existsSync(path.join(ctx.dir, 'node_modules', '.package-lock.json')));
+});
+
 test('base image: a plain node server reaches listen under runc and both gVisors', { timeout: 180_000 }, async (t) => {
   if (!(await needDocker(t))) return;
   const dockerfile = path.join(scratch(), 'Dockerfile.plain');
