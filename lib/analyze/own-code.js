@@ -10,7 +10,7 @@ const { INSTALL_DIR } = require('../paths.js');
 // lib/ and bin/ only: the package's fixtures and tests are apps like any other.
 const OWN_DIRS = ['lib', 'bin'].map((name) => path.join(INSTALL_DIR, name));
 const OWN_PREFIXES = OWN_DIRS.flatMap((dir) => [dir + path.sep, pathToFileURL(dir).href + '/']);
-const INSTALLED = /\/node_modules\/coldstart\/(lib|bin)\//;
+const INSTALLED = /\/node_modules\/coldstart(-start)?\/(lib|bin)\//; // the CLI, or the runtime alone
 
 /** Whether a file path or a frame's url (file://, a path) is coldstart's own code. */
 function isOwnCode(fileOrUrl) {

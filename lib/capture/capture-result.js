@@ -52,9 +52,10 @@ function timedResult(payload, run, outsideMs) {
 /**
  * @param {object} payload what the ready process's agent recorded
  * @param {CaptureRun} run
- * @param {{profile?: object, partial?: boolean, ancestors?: object[], covered?: object[]}} taken
+ * @param {{profile?: object, partial?: boolean, ancestors?: object[], covered?: object[],
+ *   heapProfile?: object}} taken heapProfile: V8's sampled allocations alive after the ready moment
  */
-function captureResult(payload, run, { profile: rawProfile = null, partial = false, ancestors = [], covered = null } = {}) {
+function captureResult(payload, run, { profile: rawProfile = null, partial = false, ancestors = [], covered = null, heapProfile = null } = {}) {
   const { command, cwd } = run;
   const cpuProfile = rawProfile && trimProfile(rawProfile, payload.resumeUs, payload.readyUs);
   // A Lambda function's main file is the runtime client's: its code is the task root's.
@@ -97,6 +98,8 @@ function captureResult(payload, run, { profile: rawProfile = null, partial = fal
     esmResolutions,
     requires,
     network: payload.network || null, // what startup waited on (network-record.cjs)
+    // process.memoryUsage() the agent read at the ready moment, and V8's sampled live allocations.
+    memory: payload.memory ? { usage: payload.memory, heapProfile } : null,
   };
 }
 

@@ -23,6 +23,7 @@ const { afterSettling, afterReadyWindow } = require('./after-ready.js');
  * @property {boolean} [profile]       run the V8 CPU profiler (default true)
  * @property {number} [interval]       sampling interval in µs (default 1000)
  * @property {boolean} [coverage]      record which functions ran before ready, for the lazy-load advice (default false)
+ * @property {boolean} [memory]        which code allocated the heap alive at the ready moment (default true; V8's heap sampling)
  * @property {string} [root]           app root (default: nearest package.json above the entry)
  * @property {boolean} [keepRunning]   leave the app up after capture
  * @property {'auto'|'always'|'never'} [esm] when to install ESM loader hooks
@@ -58,6 +59,7 @@ async function capture(options) {
   const timeoutMs = options.timeoutMs || 60000;
   const profile = options.profile !== false;
   const coverage = options.coverage === true && !options.timingOnly;
+  const heapSampling = options.memory !== false && !options.timingOnly;
   const run = { command, cwd, root: options.root, until, lambda: options.lambda };
 
   const channel = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-'));
@@ -102,7 +104,7 @@ async function capture(options) {
   // The agent of every Node process in the tree announces itself in the channel.
   const tree = followProcessTree({
     channel, spawnedAt, end,
-    attachOptions: { profile, interval: options.interval || 1000, coverage },
+    attachOptions: { profile, interval: options.interval || 1000, coverage, heapSampling },
     keepLateSessions: Boolean(lambda),
     onAttached: () => { if (until.mode === 'duration') startDuration(); },
   });
@@ -166,13 +168,14 @@ async function capture(options) {
  */
 async function readyResult(session, readyPayload, { run, tree, options, profile, coverage, stderrTail }) {
   const covered = await session.takeCoverage(); // still held: no request has run yet
+  const heapProfile = await session.heapProfileNow();
   const cpuProfile = profile ? await session.stopProfile() : null;
   const payload = options.settleMs ? await afterSettling(session, readyPayload, { settleMs: options.settleMs, signal: options.signal }) : readyPayload;
   const ancestors = await tree.ancestorsOf(session);
   const after = options.after
     ? await afterReadyWindow(session, payload, { after: options.after, profile, coverage, signal: options.signal, stderrTail })
     : null;
-  const result = captureResult(payload, run, { profile: cpuProfile, ancestors, covered });
+  const result = captureResult(payload, run, { profile: cpuProfile, ancestors, covered, heapProfile });
   if (after) {
     result.network = after.network || result.network;
     result.afterReady = { startMs: after.startMs, endMs: after.endMs, profile: after.profile, sent: after.sent, usedBy: after.usedBy };

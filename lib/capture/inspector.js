@@ -37,7 +37,7 @@ function liftPayloadLimit(client) {
 /**
  * Attaches to a process paused in the agent, starts the profiler, and lets it run.
  * @param {{url: string, pid: number}} announce what the agent wrote to the channel
- * @param {{profile: boolean, interval: number, onReady: (session, payload) => void}} options
+ * @param {{profile: boolean, interval: number, heapSampling?: boolean, coverage?: boolean, onReady: (session, payload) => void}} options
  */
 async function attach(announce, options) {
   const client = await connectWithRetry(announce.url);
@@ -61,6 +61,17 @@ async function attach(announce, options) {
         }
         throw err;
       }
+    },
+    sampling: false,
+    /**
+     * V8's sampled allocations still alive (HeapProfiler sampling since the attach), which say what
+     * code allocated the heap the app holds; null when sampling was off or the process is gone.
+     */
+    async heapProfileNow() {
+      if (!this.sampling) return null;
+      this.sampling = false;
+      const { profile } = await client.HeapProfiler.stopSampling().catch(() => ({ profile: null }));
+      return profile;
     },
     /** Starts the profiler again (the window after the ready moment: a profile of its own). */
     async startProfile() {
@@ -174,6 +185,11 @@ async function attach(announce, options) {
     steps.push(client.Profiler.setSamplingInterval({ interval: options.interval }));
     steps.push(client.Profiler.start());
     session.profiling = true;
+  }
+  if (options.heapSampling) {
+    // Every 64 kB allocated on average: cheap, and enough to see which package holds megabytes.
+    steps.push(client.HeapProfiler.startSampling({ samplingInterval: 65536 }));
+    session.sampling = true;
   }
   if (options.coverage) {
     if (!options.profile) steps.push(client.Profiler.enable());

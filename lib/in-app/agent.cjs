@@ -176,6 +176,7 @@ function start() {
     return {
       pid: process.pid,
       reason,
+      memory: process.memoryUsage(), // first, before this snapshot allocates anything
       ...extra,
       startUs,
       pausedUs,

@@ -105,6 +105,25 @@ function stat(label, value, note) {
     (note ? `<div class="note">${esc(note)}</div>` : '') + '</div>';
 }
 
+function renderMemory(report) {
+  const m = report.memory;
+  if (!m) return '';
+  const held = m.sampled ? m.sampled.packages.map((p) => `<tr><td>${esc(p.package)}</td><td class="num">${esc(fmtBytes(p.bytes))}</td></tr>`).join('\n') : '';
+  const loader = m.sampled && m.sampled.loaderBytes ? `; Node's module loader (sources, compiled code) ${fmtBytes(m.sampled.loaderBytes)}` : '';
+  return `<section class="card" id="memory">
+  <h2>Memory at ready <span class="muted small">what a platform's memory limit counts (resident) and the JavaScript heap, read in the app at its ready moment</span></h2>
+  <div class="stats">
+    ${stat('resident (RSS)', fmtBytes(m.rssBytes))}
+    ${stat('heap used', fmtBytes(m.heapUsedBytes), `of ${fmtBytes(m.heapTotalBytes)}`)}
+    ${stat('outside the heap', fmtBytes(m.externalBytes), `buffers ${fmtBytes(m.arrayBuffersBytes)}`)}
+  </div>
+  ${held ? `<p class="muted">The heap still alive at ready, by the package whose code allocated it (V8's sampled allocations${esc(loader)}):</p>
+  <table><thead><tr><th>package</th><th class="num">holds</th></tr></thead><tbody>
+${held}
+  </tbody></table>` : ''}
+</section>`;
+}
+
 function renderPackages(report, colors) {
   if (!report.packages.length) return '<p class="muted">No modules were loaded.</p>';
   const most = Math.max(...report.packages.map((p) => p.inclusiveMs), 0.001);
@@ -407,6 +426,7 @@ ${renderAdvice(report)}
 
 ${renderWaitedOn(report)}
 ${renderAfterReady(report)}
+${renderMemory(report)}
 <section class="card" id="timeline-section">
   <h2>Module loading, from process start to ready
     <label class="timeline-tools"><input type="checkbox" id="timeline-from-first"> start at the first module</label></h2>

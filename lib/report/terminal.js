@@ -11,6 +11,13 @@ const { ms, size, count, palette, table, shorten } = require('./terminal-format.
  * @param {object} report report.json content
  * @param {{ color?: boolean, artifacts?: {profile?, files?, report?} }} [opts]
  */
+/** Memory at the ready moment, and the packages that allocated most of the heap alive then. */
+function memoryLine(memory) {
+  const held = memory.sampled ? memory.sampled.packages.filter((p) => p.bytes >= 1e6).slice(0, 3) : [];
+  return `memory at ready: ${size(memory.rssBytes)} resident, heap ${size(memory.heapUsedBytes)} used of ${size(memory.heapTotalBytes)}, ` +
+    `${size(memory.externalBytes)} outside it${held.length ? `; held most by ${held.map((p) => `${p.package} ${size(p.bytes)}`).join(', ')}` : ''}`;
+}
+
 /** A Lambda cold start's two phases, as Lambda bills them. */
 function lambdaLine({ handler, initMs, invoke }, c) {
   const init = `  Lambda ${handler}: init ${c.bold(ms(initMs))}`;
@@ -32,6 +39,7 @@ function renderProfileSummary(report, opts = {}) {
   const answered = listenAndAnswer(report, ms);
   if (answered) lines.push(`  ${answered}`);
   lines.push(`  root ${report.root}   node ${report.node}`);
+  if (report.memory) lines.push(`  ${memoryLine(report.memory)}`);
   if (report.lambda) lines.push(lambdaLine(report.lambda, c));
   const busy = busyLine(report.machine, report.runs);
   if (busy) lines.push(c.yellow(`  ${busy}`));

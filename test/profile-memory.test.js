@@ -1,0 +1,56 @@
+'use strict';
+// Memory at the ready moment: process.memoryUsage() read while the app is held there, and the
+// package that allocated the heap it holds (V8's sampling heap profile). Ground truth: the app
+// reads its own memoryUsage() as it listens, and its one package keeps exactly 50 MB of doubles.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { runCli, rm, writeFiles } = require('./helpers/app.js');
+
+const MB = 1e6;
+const APP = {
+  'package.json': '{ "name": "holds-memory", "private": true }',
+  'node_modules/hog/package.json': '{ "name": "hog", "version": "1.0.0", "main": "index.js" }',
+  // 500 arrays of 12,500 doubles: 50,000,000 bytes kept alive from its load on.
+  'node_modules/hog/index.js': 'const held = [];\nfor (let i = 0; i < 500; i++) held.push(new Array(12500).fill(i + 0.5));\nmodule.exports = held;\n',
+  'server.js': [
+    "const hog = require('hog');",
+    "const server = require('http').createServer((q, r) => r.end(String(hog.length)));",
+    // Read right before listen, whose call is the ready moment: a collection can come between the
+    // ready moment and the listen callback (the heap then shrinks by its garbage).
+    "if (process.env.TRUTH_FILE) require('fs').writeFileSync(process.env.TRUTH_FILE, JSON.stringify(process.memoryUsage()));",
+    'server.listen(0);',
+    '',
+  ].join('\n'),
+};
+
+test('memory at ready: RSS and heap as the app reads them, and the package that holds 50 MB named with it', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-memory-'));
+  try {
+    writeFiles(dir, APP);
+    const truthFile = path.join(dir, 'truth.json');
+    const r = await runCli(['profile', '--json', '--until', 'listen', '--out', 'out', '--', 'node', 'server.js'], { cwd: dir, env: { ...process.env, TRUTH_FILE: truthFile } });
+    assert.equal(r.code, 0, r.stderr);
+    const { memory } = JSON.parse(r.stdout);
+    const truth = JSON.parse(fs.readFileSync(truthFile, 'utf8'));
+    const near = (ours, theirs, what) => assert.ok(Math.abs(ours - theirs) <= 0.05 * theirs, `${what}: ${ours} against the app's own ${theirs}`);
+    near(memory.rssBytes, truth.rss, 'rss');
+    near(memory.heapUsedBytes, truth.heapUsed, 'heap used');
+    near(memory.heapTotalBytes, truth.heapTotal, 'heap total');
+    const [top] = memory.sampled.packages;
+    assert.equal(top.package, 'hog', JSON.stringify(memory.sampled));
+    assert.ok(Math.abs(top.bytes - 50 * MB) <= 5 * MB, `hog holds ${top.bytes} bytes`);
+    assert.ok(memory.sampled.packages.reduce((sum, p) => sum + p.bytes, 0) <= memory.heapUsedBytes, "what the packages hold fits in the heap");
+
+    const summary = await runCli(['profile', '--until', 'listen', '--out', 'out2', '--', 'node', 'server.js'], { cwd: dir });
+    assert.equal(summary.code, 0, summary.stderr);
+    assert.match(summary.stdout, /^ {2}memory at ready: [\d.]+ MB resident, heap [\d.]+ MB used of [\d.]+ MB, [\d.]+ [kM]?B outside it; held most by hog 5\d\.\d MB$/m);
+    const html = fs.readFileSync(path.join(dir, 'out2', 'report.html'), 'utf8');
+    assert.match(html, /Memory at ready/);
+    assert.match(html, /hog/);
+  } finally {
+    rm(dir);
+  }
+});
