@@ -11,6 +11,24 @@ export type Until =
   /** The first 2xx of a readiness URL on this machine (http:/path, http://:PORT/path), polled every 10 ms from the first listen. */
   | { mode: 'http'; url: string };
 
+/** report.json `memory`: at the ready moment. */
+export interface ReportMemory {
+  rssBytes: number;
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  externalBytes: number;
+  arrayBuffersBytes: number;
+  /** Live sampled allocations by owner; null without the sampling heap profile. */
+  sampled: {
+    totalBytes: number;
+    loaderBytes: number;
+    nodeBytes: number;
+    coldstartBytes: number;
+    unnamedBytes: number;
+    packages: Array<{ package: string; bytes: number }>;
+  } | null;
+}
+
 export interface CaptureOptions {
   /** The app command, e.g. ['node', 'server.js']. */
   command: string[];
@@ -202,6 +220,8 @@ export interface StartupReport {
   packages: ReportPackage[];
   modules: ReportModule[];
   builtins: string[];
+  /** Memory at the ready moment (process.memoryUsage()) and, from V8's sampling heap profile, the packages that allocated the heap alive then. */
+  memory: ReportMemory | null;
   /** What startup waited on (outbound connections, requests, child processes); null when not recorded. */
   network: ReportNetwork | null;
   /** The window after the ready moment (profile --after); null without one. */

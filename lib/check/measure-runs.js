@@ -117,6 +117,8 @@ function checkReport(details, samples, control, controlCommand) {
       control: control ? control.map(round) : null,
       controlCommand,
       detail: runSamples(reports),
+      // Memory at the ready moment in each detailed run (the timed runs read none).
+      memory: reports.filter((r) => r.memory).map((r) => ({ rssBytes: r.memory.rssBytes, heapUsedBytes: r.memory.heapUsedBytes })),
     },
   };
 }

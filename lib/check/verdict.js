@@ -10,6 +10,7 @@ const { UsageError } = require('../errors.js');
 const { parseDuration } = require('../options.js');
 const { medianInterval, runsForMedianInterval, compareSamples, median, formatSignedMs, formatMedianInterval } = require('../stats.js');
 const { formatMs } = require('../report/terminal-format.js');
+const { formatBytes } = require('../format-units.js');
 const { againstControl } = require('./control.js');
 
 // Without --tolerance: 10% of the baseline's median, and never less than 10 ms. Below that a busy
@@ -201,6 +202,38 @@ function adviceCheck({ totals, findings }, limit) {
   return { name: 'max-advice', ok: verdict !== 'fail', verdict, actual: round(median(totals)), low: round(low), high: round(high), limit, findings, message };
 }
 
+// --budget rss= / heap=: what each reads of memory at the ready moment, and its words.
+const MEMORY_LIMITS = {
+  maxRssBytes: { name: 'max-rss', key: 'rssBytes', what: 'resident memory (RSS) at ready' },
+  maxHeapBytes: { name: 'max-heap', key: 'heapUsedBytes', what: 'JavaScript heap used at ready' },
+};
+
+/**
+ * A memory limit against the runs that read memory at the ready moment: fail when every run is
+ * over it, pass when every run is within, inconclusive otherwise. Over it, the packages that
+ * allocated most of the heap alive at ready are named: what to load later or hold less of.
+ */
+function memoryCheck(memory, limitKey, limit, heldBy) {
+  const { name, key, what } = MEMORY_LIMITS[limitKey];
+  const values = (memory || []).map((m) => m[key]).filter(Number.isFinite);
+  if (!values.length) {
+    return { name, ok: true, verdict: 'inconclusive', actual: null, limit, message: `${what}: no run read it (the runs that record modules read memory), so the limit of ${formatBytes(limit)} is not judged` };
+  }
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  const verdict = intervalVerdict(low, high, limit);
+  // In the limit's own units: 256MiB is said 256 MiB, not 268.4 MB.
+  const size = limit % 2 ** 20 === 0 ? (n) => `${Math.round((n / 2 ** 20) * 10) / 10} MiB` : formatBytes;
+  const range = values.length > 1 ? `${size(median(values))} (${size(low)}–${size(high)} over ${values.length} runs)` : size(low);
+  const held = (heldBy || []).filter((p) => p.bytes >= 1e6).slice(0, 3).map((p) => `${p.package} ${size(p.bytes)}`).join(', ');
+  const message = {
+    pass: `${what} ${range} is within the limit of ${size(limit)}`,
+    fail: `${what} ${range} is over the limit of ${size(limit)}${held ? `: the heap alive at ready was allocated most by ${held}` : ''}`,
+    inconclusive: `${what} ${range} straddles the limit of ${size(limit)}`,
+  }[verdict];
+  return { name, ok: verdict !== 'fail', verdict, actual: Math.round(median(values)), low, high, limit, message };
+}
+
 /** One finding in a few words, with where to change it. */
 function adviceLabel(a) {
   const where = a.line ? `${a.file}:${a.line}` : a.file;
@@ -213,14 +246,16 @@ function adviceLabel(a) {
 
 /**
  * Checks the measured runs against the limits given. A limit that is not given is not checked.
- * @param {{ samples: number[], control?: number[], modules: number, advice?: object }} measured
- *   times to ready of the timed runs, and of the control app run alternately with them
- * @param {{ budgetMs?: number, maxModules?: number, maxAdviceMs?: number, baseline?: { samples: number[],
+ * @param {{ samples: number[], control?: number[], modules: number, advice?: object,
+ *   memory?: Array<{ rssBytes: number, heapUsedBytes: number }>, heldBy?: Array<{ package: string, bytes: number }> }} measured
+ *   times to ready of the timed runs, and of the control app run alternately with them; memory at
+ *   the ready moment of the runs that read it, and the packages that allocated the heap alive then
+ * @param {{ budgetMs?: number, maxModules?: number, maxAdviceMs?: number, maxRssBytes?: number, maxHeapBytes?: number, baseline?: { samples: number[],
  *   control?: number[], alternated?: boolean }, tolerance?: { percent: number, atLeastMs?: number } | { ms: number },
  *   minEffectMs?: number, confidence?: number }} limits tolerance defaults to 10%, minEffectMs to
  *   the tolerance, confidence to 0.95; a baseline `alternated` was run with this measurement, run
  *   for run (its samples are compared as they are)
- * @returns {{ ok: boolean, inconclusive: boolean, checks: Array<{ name: 'budget'|'max-modules'|'baseline'|'max-advice',
+ * @returns {{ ok: boolean, inconclusive: boolean, checks: Array<{ name: 'budget'|'max-modules'|'baseline'|'max-advice'|'max-rss'|'max-heap',
  *   ok: boolean, verdict: 'pass'|'fail'|'inconclusive', actual: number, limit: number, low?: number,
  *   high?: number, runsNeeded?: ?number, message: string }> }} ok is false only for a 'fail';
  *   inconclusive when any check is
@@ -240,6 +275,9 @@ function evaluateChecks(measured, limits = {}) {
   }
   if (limits.baseline) checks.push(baselineCheck(measured, limits.baseline, limits.tolerance || DEFAULT_TOLERANCE, limits.minEffectMs, confidence));
   if (limits.maxAdviceMs != null) checks.push(adviceCheck(measured.advice, limits.maxAdviceMs));
+  for (const limitKey of Object.keys(MEMORY_LIMITS)) {
+    if (limits[limitKey] != null) checks.push(memoryCheck(measured.memory, limitKey, limits[limitKey], measured.heldBy));
+  }
   return { ok: checks.every((c) => c.ok), inconclusive: checks.some((c) => c.verdict === 'inconclusive'), checks };
 }
 

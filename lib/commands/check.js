@@ -6,7 +6,7 @@
 const fs = require('fs');
 const path = require('path');
 const { UsageError } = require('../errors.js');
-const { parseDuration, parseCount, listItems, captureOptions, captureOptionsFromArgv } = require('../options.js');
+const { parseDuration, parseSize, parseCount, listItems, captureOptions, captureOptionsFromArgv } = require('../options.js');
 const { ensureWritableDir } = require('../output-target.js');
 const { readReport } = require('../report/read-report.js');
 const { shellWord, splitShellWords } = require('../shell-words.js');
@@ -23,7 +23,7 @@ module.exports = {
   describe: 'CI gate: run the app n times to ready, judge the median and its interval against --budget (time, modules, avoidable work) / a baseline; exit 1 on a breach, 3 when the runs cannot decide',
   builder: (yargs) => captureOptions(yargs)
     .option('runs', { alias: 'n', type: 'string', default: '6', describe: 'timed runs, each followed by a run of a small control app (or of --baseline-cmd): N, going on while the runs cannot decide and more would help, looking at 1.5 times the runs each time, up to 3 times N; N..M: up to M; N..N: exactly N' })
-    .option('budget', { type: 'string', array: true, nargs: 1, requiresArg: true, describe: 'limits (repeat, or a,b): 800ms or ready=800ms, the most time to ready; modules=1500, the most modules at startup; advice=50ms, the most avoidable startup time: the advice of coldstart profile (lazy-load candidates, sync work, duplicate packages) added up, from 3 more runs under the profiler with coverage' })
+    .option('budget', { type: 'string', array: true, nargs: 1, requiresArg: true, describe: 'limits (repeat, or a,b): 800ms or ready=800ms, the most time to ready; modules=1500, the most modules at startup; advice=50ms, the most avoidable startup time: the advice of coldstart profile (lazy-load candidates, sync work, duplicate packages) added up, from 3 more runs under the profiler with coverage; rss=256MiB and heap=128MiB, the most resident memory and JavaScript heap at the ready moment' })
     .option('baseline', { type: 'string', describe: 'saved baseline to compare with (default: .coldstart/baseline.json when it exists)' })
     .option('tolerance', { type: 'string', describe: 'allowed regression over the baseline: a percentage of its median (10%) or a duration (25ms); default 10%, at least 10 ms. Also the smallest change that matters: a baseline check whose interval is too wide to see one of this size is inconclusive' })
     .option('update-baseline', { type: 'boolean', default: false, describe: 'write this measurement as the baseline (the baseline is not enforced then)' })
@@ -39,7 +39,7 @@ module.exports = {
     const looks = sequentialLooks(runs, maxRuns);
     // --min-effect is an old flag (lib/deprecated-flags.js), read for one more release: the tolerance otherwise.
     const minEffectMs = argv.minEffect != null ? parseDuration(argv.minEffect, '--min-effect') : undefined;
-    const { budgetMs, maxModules, maxAdviceMs } = parseBudget(argv);
+    const { budgetMs, maxModules, maxAdviceMs, maxRssBytes, maxHeapBytes } = parseBudget(argv);
     const tolerance = parseTolerance(argv.tolerance);
     const format = outputFormat(argv);
     // The app's own output is not shown: the runs are measurements.
@@ -61,8 +61,8 @@ module.exports = {
     } else if (argv.baseline && !argv.updateBaseline) {
       throw new UsageError(`baseline not found: ${argv.baseline} (record one with coldstart check --update-baseline -- <app command>)`);
     }
-    if (!argv.updateBaseline && !baselineCommand && budgetMs == null && maxModules == null && maxAdviceMs == null && !baseline) {
-      throw new UsageError(`nothing to check: give --budget (e.g. 800ms,modules=1500,advice=50ms) or a baseline (none at ${baselineArg}; record one with --update-baseline)`);
+    if (!argv.updateBaseline && !baselineCommand && budgetMs == null && maxModules == null && maxAdviceMs == null && maxRssBytes == null && maxHeapBytes == null && !baseline) {
+      throw new UsageError(`nothing to check: give --budget (e.g. 800ms,modules=1500,advice=50ms,rss=256MiB) or a baseline (none at ${baselineArg}; record one with --update-baseline)`);
     }
     if (argv.updateBaseline) ensureWritableDir(path.dirname(baselineFile));
 
@@ -89,8 +89,8 @@ module.exports = {
     if (baselineCommand) baseline = measured.baseline;
     const compared = baseline && !argv.updateBaseline ? baseline : null;
     const verdict = evaluateChecks(
-      { samples: report.check.samples, control: report.check.control, modules: report.modules.length, advice: report.adviceCheck },
-      { ...limitsFor(compared && { ...baselineRuns(compared), alternated: Boolean(baselineCommand) }), maxModules, maxAdviceMs },
+      { samples: report.check.samples, control: report.check.control, modules: report.modules.length, advice: report.adviceCheck, memory: report.check.memory, heldBy: report.memory && report.memory.sampled && report.memory.sampled.packages },
+      { ...limitsFor(compared && { ...baselineRuns(compared), alternated: Boolean(baselineCommand) }), maxModules, maxAdviceMs, maxRssBytes, maxHeapBytes },
     );
     // Runs that cannot decide are a warning: exit 3, and --strict makes it a failure.
     const warnings = verdict.checks.filter((c) => c.verdict === 'inconclusive')
@@ -169,6 +169,8 @@ const BUDGET_KEYS = {
   ready: { limit: 'budgetMs', old: null, parse: (v, flag) => parseDuration(v, flag) },
   modules: { limit: 'maxModules', old: 'maxModules', parse: (v, flag) => parseCount(v, flag, 1) },
   advice: { limit: 'maxAdviceMs', old: 'maxAdviceMs', parse: (v, flag) => parseDuration(v, flag) },
+  rss: { limit: 'maxRssBytes', old: null, parse: (v, flag) => parseSize(v, flag) },
+  heap: { limit: 'maxHeapBytes', old: null, parse: (v, flag) => parseSize(v, flag) },
 };
 
 /**
@@ -176,20 +178,22 @@ const BUDGET_KEYS = {
  * for a limit not given. The old --max-modules and --max-advice-ms (lib/deprecated-flags.js) still set theirs.
  */
 function parseBudget(argv) {
-  const limits = { budgetMs: null, maxModules: null, maxAdviceMs: null };
+  const limits = { budgetMs: null, maxModules: null, maxAdviceMs: null, maxRssBytes: null, maxHeapBytes: null };
   const given = {};
   for (const item of listItems(argv.budget)) {
     const m = /^(?:([^=]*)=)?(.*)$/s.exec(item);
     const key = m[1] === undefined ? 'ready' : m[1].trim();
     const spec = Object.hasOwn(BUDGET_KEYS, key) ? BUDGET_KEYS[key] : null;
-    if (!spec) throw new UsageError(`invalid --budget "${item}": unknown limit "${key}"; use a time to ready (800ms or ready=800ms), modules=1500 or advice=50ms`);
+    if (!spec) throw new UsageError(`invalid --budget "${item}": unknown limit "${key}"; use a time to ready (800ms or ready=800ms), modules=1500, advice=50ms, rss=256MiB or heap=128MiB`);
     if (given[key]) throw new UsageError(`--budget gives ${key} twice ("${given[key]}", "${item}"): give each limit once`);
     given[key] = item;
     try {
       limits[spec.limit] = spec.parse(m[2].trim(), '--budget');
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;
-      const why = key === 'modules' ? 'a whole number of modules >= 1, e.g. modules=1500' : `a duration such as ${key === 'ready' ? '800ms or 1.5s' : '50ms'}`;
+      const why = key === 'modules' ? 'a whole number of modules >= 1, e.g. modules=1500'
+        : key === 'rss' || key === 'heap' ? `a size with its unit, e.g. ${key}=256MiB (Mi = 2^20 bytes, MB = 10^6)`
+          : `a duration such as ${key === 'ready' ? '800ms or 1.5s' : '50ms'}`;
       throw new UsageError(`invalid --budget "${item}": ${key} takes ${why}`);
     }
   }
