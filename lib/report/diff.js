@@ -185,6 +185,9 @@ function diffReports(before, after, { top = 10, confidence = 0.95, samples = nul
     packages: change(before.packages.length, after.packages.length),
     files: change(before.files, after.files),
     bytes: change(before.bytes, after.bytes),
+    // Memory at the ready moment, each side's (the reported run's): null when a side has none.
+    rss: before.memory && after.memory ? change(before.memory.rssBytes, after.memory.rssBytes) : null,
+    heap: before.memory && after.memory ? change(before.memory.heapUsedBytes, after.memory.heapUsedBytes) : null,
     categories,
     packagesAdded: after.packages.filter((p) => !beforePackages.has(p.name)).map(brief),
     packagesRemoved: before.packages.filter((p) => !afterPackages.has(p.name)).map(brief),
@@ -303,8 +306,11 @@ function renderDiff(diff, opts = {}) {
     ['packages', fmtCount(diff.packages.before), fmtCount(diff.packages.after), signed(diff.packages.delta, String)],
     ['files read', fmtCount(diff.files.before), fmtCount(diff.files.after), signed(diff.files.delta, String)],
     ['bytes read', fmtBytes(diff.bytes.before), fmtBytes(diff.bytes.after), signed(diff.bytes.delta, fmtBytes)],
+    ...[['resident at ready', diff.rss], ['heap at ready', diff.heap]].filter(([, x]) => x)
+      .map(([label, x]) => [label, fmtBytes(x.before), fmtBytes(x.after), signed(x.delta, fmtBytes)]),
   ];
-  const deltas = [null, diff.readyAt.delta, diff.modules.delta, diff.packages.delta, diff.files.delta, diff.bytes.delta];
+  const deltas = [null, diff.readyAt.delta, diff.modules.delta, diff.packages.delta, diff.files.delta, diff.bytes.delta,
+    ...[diff.rss, diff.heap].filter(Boolean).map((x) => x.delta)];
   lines.push(table(headRows, ['l', 'r', 'r', 'r'], (y, i) => (y === 0 ? c.dim : i === 3 ? tone(deltas[y], y === 1 ? diff.readyAt.verdict : null) : (s) => s)));
   // check prints its own verdict on time to ready (over the control app): not a second one here.
   if (opts.readyVerdict !== false) lines.push(`  time to ready: ${tone(diff.readyAt.delta, diff.readyAt.verdict)(readyVerdict(diff))}`);
