@@ -49,8 +49,8 @@ test('memory at ready: RSS and heap as the app reads them, and the package that 
     assert.match(summary.stdout, /^ {2}memory at ready: [\d.]+ MB resident, heap [\d.]+ MB used of [\d.]+ MB, [\d.]+ [kM]?B outside it; held most by hog (4[5-9]|5[0-5])\.\d MB$/m);
     const diff = await runCli(['diff', 'out/report.json', 'out2/report.json'], { cwd: dir });
     assert.equal(diff.code, 0, diff.stderr);
-    assert.match(diff.stdout, /^ {2}resident at ready +[\d.]+ MB +[\d.]+ MB +\S+$/m);
-    assert.match(diff.stdout, /^ {2}heap at ready +[\d.]+ MB +[\d.]+ MB +\S+$/m);
+    assert.match(diff.stdout, /^ {2}resident at ready +[\d.]+ MB +[\d.]+ MB +(±0|[+-][\d.]+ [kM]?B)$/m);
+    assert.match(diff.stdout, /^ {2}heap at ready +[\d.]+ MB +[\d.]+ MB +(±0|[+-][\d.]+ [kM]?B)$/m);
     const html = fs.readFileSync(path.join(dir, 'out2', 'report.html'), 'utf8');
     assert.match(html, /Memory at ready/);
     assert.match(html, /hog/);
