@@ -156,7 +156,23 @@ function captureOptions(yargs) {
     .option('until', { type: 'string', default: 'answer', describe: 'ready moment: answer (a server\'s first answer to GET / that is not a 5xx, asked from its first listen on; answer:/path for another path; a server that does not speak HTTP is ready when it listens) | listen (or tcp) | exit | <duration> (e.g. 5s) | http:/healthz (the first 2xx of a readiness URL polled every 10 ms from the first listen; http://:PORT/path for another port)' })
     .option('timeout', { type: 'string', default: '60s', describe: 'give up when the app is not ready after this long (a duration with its unit: 30s, 500ms, 2m)' })
     .option('root', { type: 'string', describe: 'app root (default: nearest package.json above the entry, else cwd)' })
-    .option('esm', { type: 'string', default: 'auto', describe: 'ES module hooks, an override: auto | always | never (auto: on from Node 22.15; on Node 20 when the entry is ESM or loaders are used)' });
+    .option('esm', { type: 'string', default: 'auto', describe: 'ES module hooks, an override: auto | always | never (auto: on from Node 22.15; on Node 20 when the entry is ESM or loaders are used)' })
+    .option('cpus', { type: 'string', requiresArg: true, describe: 'run the app with this share of one CPU, as a platform gives it (0.5: Cloud Run at half a vCPU); a cgroup made for the run, or the container with --docker' })
+    .option('memory', { type: 'string', requiresArg: true, describe: 'run the app under this memory limit (256MiB, 512Mi, 64m; MB = 10^6): over it, it is killed as a platform kills it, exit 1' });
+}
+
+/** --cpus 0.5 and --memory 256MiB -> { cpus, memoryBytes }, or null when neither is given. */
+function parseLimits(argv) {
+  if (argv.cpus == null && argv.memory == null) return null;
+  let cpus = null;
+  if (argv.cpus != null) {
+    cpus = Number(argv.cpus);
+    const most = require('os').availableParallelism();
+    if (!(cpus >= 0.01 && cpus <= most) || !/^\d*\.?\d+$/.test(String(argv.cpus).trim())) {
+      throw new UsageError(`invalid --cpus "${argv.cpus}": a share of CPUs from 0.01 to ${most} (this machine's), such as 0.5 or 1`);
+    }
+  }
+  return { cpus, memoryBytes: argv.memory != null ? parseSize(argv.memory, '--memory') : null };
 }
 
 /**
@@ -209,6 +225,7 @@ function captureFlags(argv, ctx) {
     timeoutMs: parseDuration(argv.timeout, '--timeout'),
     root: argv.root,
     esm: parseEsm(argv.esm),
+    limits: parseLimits(argv),
     // One JSON document on stdout: the app's own output goes to stderr then.
     stdout: argv.json ? ctx.stderr : ctx.stdout,
     stderr: ctx.stderr,

@@ -78,6 +78,8 @@ function buildReport(captured, extra = {}) {
     modules,
     builtins: result.builtins || [],
     network,
+    // --cpus/--memory: the CPU share and memory limit the app ran under, and how they were made.
+    limits: result.limits || null,
     // Memory at the ready moment (process.memoryUsage()) and the packages that allocated what is alive then.
     memory: result.memory ? require('./memory-at-ready.js').memoryReport(result.memory, { cpuProfile: result.profile }) : null,
     // Under coldstart start: how it served the app (mode, file check, code cache), and its check of

@@ -23,6 +23,8 @@ const { afterSettling, afterReadyWindow } = require('./after-ready.js');
  * @property {boolean} [profile]       run the V8 CPU profiler (default true)
  * @property {number} [interval]       sampling interval in µs (default 1000)
  * @property {boolean} [coverage]      record which functions ran before ready, for the lazy-load advice (default false)
+ * @property {{cpus: ?number, memoryBytes: ?number}} [limits] --cpus/--memory: the app runs in a cgroup
+ *   made for the run with that CPU share and memory limit; the result says so in `limits`
  * @property {boolean} [memory]        which code allocated the heap alive at the ready moment (default true; V8's heap sampling)
  * @property {string} [root]           app root (default: nearest package.json above the entry)
  * @property {boolean} [keepRunning]   leave the app up after capture
@@ -78,8 +80,18 @@ async function capture(options) {
   const lambdaCapture = options.lambda ? require('./lambda-capture.js') : null;
   const lambda = lambdaCapture ? await lambdaCapture.serveLambdaRuntime(options.lambda, { cwd, env: options.env || process.env, settle: end.settle }) : null;
 
+  // --cpus/--memory: the run's own cgroup (refused in one line where none can be made).
+  let limit = null;
+  try {
+    limit = options.limits ? require('./resource-limit.js').openLimit(options.limits) : null;
+  } catch (err) {
+    fs.rmSync(channel, { recursive: true, force: true });
+    if (lambda) lambda.api.close();
+    throw err;
+  }
   const spawnedAt = process.hrtime.bigint();
   const launched = () => launch({
+    limit,
     command,
     cwd,
     env: lambda ? lambda.env : options.env || process.env,
@@ -98,6 +110,7 @@ async function capture(options) {
   } catch (err) { // refused before anything ran: nothing of the capture is left
     fs.rmSync(channel, { recursive: true, force: true });
     if (lambda) lambda.api.close();
+    if (limit) limit.close();
     throw err;
   }
   run.commandFiles = proc.commandFiles;
@@ -143,8 +156,10 @@ async function capture(options) {
     await tree.releaseAll();
     if (!options.keepRunning || !result) await proc.kill(tree.allPids());
     if (lambda) lambda.api.close();
+    if (limit) limit.close();
     fs.rmSync(channel, { recursive: true, force: true });
   }
+  if (result && limit) result.limits = { cpus: limit.cpus, memoryBytes: limit.memoryBytes, how: limit.how };
   return result;
 
   async function finishCapture(what) {
@@ -158,6 +173,10 @@ async function capture(options) {
     if (what.type === 'ready') return readyResult(what.session, what.payload, { run, tree, options, profile, coverage, stderrTail: proc.stderrTail });
     if (what.type === 'duration' || what.type === 'interrupted') return stoppedResult(what.type === 'interrupted', { run, tree, profile });
     if (what.type === 'lambda') return lambdaCapture.lambdaResult(what, { run, tree, profile, timingOnly: options.timingOnly });
+    if (what.type === 'exit' && limit && limit.killedForMemory()) {
+      const { formatLimit } = require('../format-units.js');
+      throw new CommandError(`the app was killed for memory before its ready moment: it went over --memory ${formatLimit(limit.memoryBytes)}, as a platform with that limit would kill it`);
+    }
     throw captureFailure(what, { run, timeoutMs, timingOnly: options.timingOnly, heardFrom: tree.heardFrom(), listened: tree.listened(), stderrTail: proc.stderrTail });
   }
 }

@@ -54,7 +54,7 @@ function lineFilter(onLine) {
 
 /**
  * @param {{command: string[], cwd: string, env: object, channel: string, until: string,
- *          esm?: string, timingOnly?: boolean, settleMs?: number, afterMs?: number,
+ *          esm?: string, timingOnly?: boolean, settleMs?: number, afterMs?: number, limit?: object,
  *          stdout?: NodeJS.WritableStream, stderr?: NodeJS.WritableStream}} opts
  * @returns {{child, done: Promise<{code, signal}>, stderrTail: () => string[], kill: (pids?) => Promise<void>, commandFiles: string[]}}
  */
@@ -79,7 +79,9 @@ function launch(opts) {
     const { UsageError } = require('../errors.js');
     throw new UsageError(`${opts.command[0]} is ${bin.file}, owned by another user (uid ${bin.foreignOwner}): not run; give its path to run it all the same`);
   }
-  const [file, ...args] = bin ? ['node', bin.file, ...opts.command.slice(1)] : opts.command;
+  const command = bin ? ['node', bin.file, ...opts.command.slice(1)] : opts.command;
+  // Under --cpus/--memory the first process joins the run's cgroup before it becomes the app.
+  const [file, ...args] = opts.limit ? opts.limit.wrap(command) : command;
   const child = spawn(file, args, {
     cwd: opts.cwd,
     env,

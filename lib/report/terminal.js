@@ -6,11 +6,17 @@ const { INSTALL_DIR } = require('../paths.js');
 const { headline, momentOf, listenAndAnswer, invocationFailure } = require('../analyze/startup-report.js');
 const { CATEGORIES } = require('../analyze/cpuprofile-categories.js');
 const { ms, size, count, palette, table, shorten } = require('./terminal-format.js');
+const { formatLimit } = require('../format-units.js');
 
 /**
  * @param {object} report report.json content
  * @param {{ color?: boolean, artifacts?: {profile?, files?, report?} }} [opts]
  */
+/** The limits a run had: "--cpus 0.5 --memory 64 MiB". */
+function limitsText({ cpus, memoryBytes }) {
+  return [cpus ? `--cpus ${cpus}` : '', memoryBytes ? `--memory ${formatLimit(memoryBytes)}` : ''].filter(Boolean).join(' ');
+}
+
 /** Memory at the ready moment, and the packages that allocated most of the heap alive then. */
 function memoryLine(memory) {
   const held = memory.sampled ? memory.sampled.packages.filter((p) => p.bytes >= 1e6).slice(0, 3) : [];
@@ -39,6 +45,7 @@ function renderProfileSummary(report, opts = {}) {
   const answered = listenAndAnswer(report, ms);
   if (answered) lines.push(`  ${answered}`);
   lines.push(`  root ${report.root}   node ${report.node}`);
+  if (report.limits) lines.push(`  under ${limitsText(report.limits)} (${report.limits.how}), as a platform would run it`);
   if (report.memory) lines.push(`  ${memoryLine(report.memory)}`);
   if (report.lambda) lines.push(lambdaLine(report.lambda, c));
   const busy = busyLine(report.machine, report.runs);
