@@ -39,7 +39,8 @@ const { isGvisor } = require('../lib/gvisor.js');
 const { LISTEN_UPTIME_FILE, LISTEN_LINE, withListenProbe, listenUptime } = require('./in-process-clock.js');
 
 const USAGE = `usage: node bench/docker-startup.js [--runs 10] [--warmup 1] [--runtimes runc,runsc]
-  [--app fixture|otel-express|heavy] [--variants NAME,...] [--modules 1000] [--seed 42]
+  [--app fixture|otel-express|heavy] [--variants NAME,...] [--modules 1000] [--seed 42] [--cpus 0.5]
+  (--cpus: each container's CPU share, docker run --cpus; this script's table takes one, runBenchmark several)
   [--base-image coldstart-node:local] [--tag IMAGE:TAG] [--json FILE] [--keep-image] [--verbose]
 
 Apps: fixture (the seed's generated fixture, --modules and --seed apply; default),
@@ -342,7 +343,7 @@ function startPhases(sample) {
  *   stdout: string, stderr: string}>}
  * @throws {CommandError} when the container never becomes ready or something reports a problem
  */
-async function sampleOnce(image, runtime, variant, timeoutMs, env) {
+async function sampleOnce(image, runtime, variant, timeoutMs, env, cpus = null) {
   const marks = {};
   let readyMs;
   const wanted = Object.entries(variant.marks || {});
@@ -355,7 +356,8 @@ async function sampleOnce(image, runtime, variant, timeoutMs, env) {
     args: probed || variant.args,
     tmpfs: variant.tmpfs || [],
     env: { ...env, ...variant.env },
-    dockerArgs: variant.dockerArgs || [],
+    // --cpus: the container's CPU share, as Cloud Run's or Lambda's fraction of a vCPU.
+    dockerArgs: [...(variant.dockerArgs || []), ...(cpus ? ['--cpus', String(cpus)] : [])],
     timeoutMs,
     until: (out, err) => {
       const now = performance.now() - t0;
@@ -590,27 +592,31 @@ async function runBenchmark(options = {}) {
     // Empty: Node before 22.1 (compile caches), or pack refused a snapshot for this app.
     if (missing.length) onProgress(`left out (nothing in ${[...new Set(missing.map((v) => v.needs))].join(', ')} in the image): ${missing.map((v) => v.name).join(', ')}`);
     variants = variants.filter((v) => !missing.includes(v));
-    const collected = new Map(); // `${runtime} ${variant}` -> samples
+    // --cpus: one share, or several interleaved like the runtimes (null: the machine's).
+    const shares = options.cpus ? [].concat(options.cpus) : [null];
+    const collected = new Map(); // `${runtime} ${share} ${variant}` -> samples
     for (let round = 0; round < warmup + runs; round++) {
       const kept = round >= warmup;
       for (const runtime of runtimes) {
-        for (const variant of variants) {
-          const sample = await sampleOnce(tag, runtime, variant, timeoutMs, app.env);
-          const key = `${runtime} ${variant.name}`;
-          if (kept) {
-            if (!collected.has(key)) collected.set(key, []);
-            collected.get(key).push(sample);
+        for (const share of shares) {
+          for (const variant of variants) {
+            const sample = await sampleOnce(tag, runtime, variant, timeoutMs, app.env, share);
+            const key = `${runtime} ${share} ${variant.name}`;
+            if (kept) {
+              if (!collected.has(key)) collected.set(key, []);
+              collected.get(key).push(sample);
+            }
+            onProgress(`${kept ? `run ${round - warmup + 1}/${runs}` : 'warm-up'} ${runtime}${share ? ` at ${share} CPU` : ''} ${variant.name}: `
+              + `${Math.round(sample.ms)} ms${sample.inProcessMs === null ? '' : ` (in-process ${Math.round(sample.inProcessMs)})`}`
+              + `${describePhases(sample.phases)}`);
           }
-          onProgress(`${kept ? `run ${round - warmup + 1}/${runs}` : 'warm-up'} ${runtime} ${variant.name}: `
-            + `${Math.round(sample.ms)} ms${sample.inProcessMs === null ? '' : ` (in-process ${Math.round(sample.inProcessMs)})`}`
-            + `${describePhases(sample.phases)}`);
         }
       }
     }
     const results = [];
     for (const variant of variants) {
-      for (const runtime of runtimes) {
-        const samples = collected.get(`${runtime} ${variant.name}`) || [];
+      for (const [runtime, share] of runtimes.flatMap((r) => shares.map((c) => [r, c]))) {
+        const samples = collected.get(`${runtime} ${share} ${variant.name}`) || [];
         const phases = {};
         for (const key of Object.keys(samples[0] ? samples[0].phases : {})) {
           phases[key] = summarize(samples.map((s) => s.phases[key]));
@@ -620,6 +626,7 @@ async function runBenchmark(options = {}) {
           variant: variant.name,
           label: variant.label,
           runtime,
+          cpus: share,
           total: summarize(samples.map((s) => s.ms)),
           // From the node process's start to listening, by its own clock (null: a shell's variant).
           inProcess: samples.length && samples.every((s) => s.inProcessMs !== null) ? summarize(samples.map((s) => s.inProcessMs)) : null,
@@ -644,7 +651,7 @@ async function runBenchmark(options = {}) {
         snapshot: image.snapshot,
         buildMs: Math.round(image.buildMs),
       },
-      runs, warmup, runtimes, results,
+      runs, warmup, runtimes, cpus: options.cpus || null, results,
     };
   } finally {
     await stopAllContainers();
@@ -743,7 +750,7 @@ function renderMarkdown(report) {
   const said = [...new Set(report.results.filter((r) => r.startReport).map((r) => r.startReport.split(',')[0]))];
   return [
     `Time to listen (ms), \`docker run\` to the app's listening line; median and sample stddev of ${n} runs`
-      + ` per cell, fresh container each, ${report.warmup} warm-up round left out.`,
+      + ` per cell, fresh container each, ${report.warmup} warm-up round left out${report.cpus ? `; every container at --cpus ${report.cpus[0]}` : ''}.`,
     '',
     ...lines,
     '',
@@ -763,6 +770,15 @@ function renderMarkdown(report) {
 // ---------------------------------------------------------------------------------------------
 // The command line
 
+/** --cpus 0.5: a share of the machine's CPUs, as docker run --cpus takes it. */
+function parseCpus(text) {
+  const cpus = Number(text);
+  if (!/^\d*\.?\d+$/.test(text) || !(cpus >= 0.01 && cpus <= os.availableParallelism())) {
+    throw new UsageError(`invalid --cpus "${text}": a share of CPUs from 0.01 to ${os.availableParallelism()}`);
+  }
+  return cpus;
+}
+
 function parseOptions(argv) {
   const { values } = parseArgs({
     args: argv,
@@ -774,6 +790,7 @@ function parseOptions(argv) {
       variants: { type: 'string' },
       modules: { type: 'string', default: '1000' },
       seed: { type: 'string', default: '42' },
+      cpus: { type: 'string' },
       'base-image': { type: 'string', default: BASE_IMAGE },
       tag: { type: 'string' },
       json: { type: 'string' },
@@ -784,6 +801,7 @@ function parseOptions(argv) {
   });
   const count = (flag, min) => parseCount(values[flag], `--${flag}`, min);
   const list = (text) => text.split(',').map((s) => s.trim()).filter(Boolean);
+  if (values.cpus != null && list(values.cpus).length > 1) throw new UsageError(`--cpus ${values.cpus}: one share for this table (bench/cpu-share.js compares several)`);
   return {
     help: values.help,
     app: values.app,
@@ -792,6 +810,7 @@ function parseOptions(argv) {
     modules: count('modules', 1),
     seed: count('seed', 0),
     runtimes: list(values.runtimes),
+    cpus: values.cpus != null ? list(values.cpus).map(parseCpus) : null,
     variants: values.variants ? list(values.variants) : undefined,
     baseImage: values['base-image'],
     tag: values.tag,
