@@ -232,4 +232,4 @@ function captureFlags(argv, ctx) {
   };
 }
 
-module.exports = { afterWindowFromArgv, parseDuration, parseSize, parseUntil, parseBenchUntil, parseInterval, parseCount, listItems, parseEsm, captureOptions, lambdaOptions, captureOptionsFromArgv, parseRequestLine };
+module.exports = { afterWindowFromArgv, parseDuration, parseSize, parseLimits, parseUntil, parseBenchUntil, parseInterval, parseCount, listItems, parseEsm, captureOptions, lambdaOptions, captureOptionsFromArgv, parseRequestLine };

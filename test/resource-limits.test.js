@@ -77,6 +77,18 @@ test('--cpus 0.5: the app gets half a CPU from its first instruction, and the re
   assert.match(summary.stdout, /^ {2}under --cpus 0\.5 \(a cgroup v[12] of this machine\), as a platform would run it$/m);
 });
 
+test('bench --cpus 0.5: every run gets half a CPU (the app\'s own clocks say so), and the result says the limit', async () => {
+  const truthFile = path.join(dir, 'bench-truth.json');
+  const r = await runCli(['bench', '-n', '2', '--json', '--cpus', '0.5', '--', 'node', 'server.js'], { cwd: dir, env: { ...process.env, TRUTH_FILE: truthFile } });
+  if (r.code === 2 && /needs a cgroup this user can make/.test(r.stderr)) return;
+  assert.equal(r.code, 0, r.stderr);
+  const result = JSON.parse(r.stdout);
+  assert.deepEqual(result.limits, { cpus: 0.5, memoryBytes: null });
+  assert.match(result.notes[0], /^every run with 0\.5 of a CPU \(a cgroup made for each run\)$/);
+  const truth = JSON.parse(fs.readFileSync(truthFile, 'utf8')); // the last run's
+  assert.ok(truth.wallMs >= 2 * 0.85 * truth.cpuMs, `burn.js used ${truth.cpuMs.toFixed(1)} ms of CPU in ${truth.wallMs.toFixed(1)} ms`);
+});
+
 test('--memory 64m: an app that allocates 100 MB at load is killed for memory: exit 1, one line, nothing left', async () => {
   const before = leftCgroups();
   const r = await runCli(['profile', '--memory', '64m', '--until', 'listen', '--out', 'oom', '--', 'node', 'hungry.js'], { cwd: dir });

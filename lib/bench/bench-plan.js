@@ -35,12 +35,13 @@ function containerCommand(words) {
  * @param {number} plan.warmup
  * @param {{mode: string}} plan.until
  * @param {number} plan.timeoutMs
+ * @param {{cpus: ?number, memoryBytes: ?number}} [plan.limits] --cpus/--memory for every run
  * @param {(text: string) => void} [plan.onProgress] what is being done: image builds, then each run
  * @returns {Promise<object>} the bench result (tool, machine, notes, series, comparisons, partial)
  */
 async function runBenchPlan({
   commands, nodes = [], scenarios, fixtureDir, inDocker, runtimes, baseImage, readyLine, cwd, env,
-  runs, warmup, until, timeoutMs, onProgress = () => {},
+  runs, warmup, until, timeoutMs, limits = null, onProgress = () => {},
 }) {
   const runner = require('./runner.js');
   const docker = inDocker ? require('../docker.js') : null;
@@ -121,7 +122,7 @@ async function runBenchPlan({
       }
     }
 
-    result = await runner.runBench({ series, runs, warmup, until, timeoutMs, signal: traps.signal, force: traps.force, onProgress });
+    result = await runner.runBench({ series, runs, warmup, until, timeoutMs, limits, signal: traps.signal, force: traps.force, onProgress });
   } finally {
     traps.dispose();
     await require('../docker.js').removeImages(images);

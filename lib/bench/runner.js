@@ -74,7 +74,7 @@ function benchMessage(err, until) {
   return err.message.replace(/ \(use --until [^)]*\)$/, '');
 }
 
-async function localSample(series, { until, timeoutMs, signal, force, scratch }) {
+async function localSample(series, { until, timeoutMs, signal, force, scratch, limits }) {
   const stderr = tailCollector();
   const env = { ...(series.env || process.env) };
   let tmp = null;
@@ -84,7 +84,7 @@ async function localSample(series, { until, timeoutMs, signal, force, scratch })
   }
   try {
     const r = await capture({
-      command: series.command, cwd: series.cwd, env, until, timeoutMs, timingOnly: true,
+      command: series.command, cwd: series.cwd, env, until, timeoutMs, timingOnly: true, limits,
       stderr, signal, force,
       // Read after the ready moment, while the app still runs: not part of the time.
       whileRunning: series.binary ? (timed) => runningBinary(timed.pid) : undefined,
@@ -104,12 +104,14 @@ async function localSample(series, { until, timeoutMs, signal, force, scratch })
   }
 }
 
-async function dockerSample(series, { until, timeoutMs }) {
+async function dockerSample(series, { until, timeoutMs, limits }) {
   const { runContainer } = require('../docker.js');
   const toExit = until.mode === 'exit';
   const r = await runContainer({
     image: series.image, runtime: series.runtime, args: series.command, tmpfs: series.tmpfs || [],
     env: series.env || {}, until: toExit ? undefined : series.ready, timeoutMs,
+    // --cpus/--memory: the container's share and limit, as a platform gives them.
+    dockerArgs: limits ? [...(limits.cpus ? ['--cpus', String(limits.cpus)] : []), ...(limits.memoryBytes ? ['--memory', String(limits.memoryBytes)] : [])] : [],
   });
   const output = (text) => text.trim().split('\n').slice(-STDERR_TAIL_LINES);
   if (toExit ? r.timedOut || r.code !== 0 : !r.matched) {
@@ -127,7 +129,7 @@ async function dockerSample(series, { until, timeoutMs }) {
  * Runs every series `warmup` times (not counted), then `runs` rounds of one sample per series.
  * Stops at the first failing run: its error names the series and the run, with the app's stderr.
  * @param {{series: Series[], runs: number, warmup?: number, until?: {mode: 'listen'|'exit'},
- *   timeoutMs?: number, signal?: AbortSignal, force?: AbortSignal,
+ *   timeoutMs?: number, limits?: {cpus: ?number, memoryBytes: ?number}, signal?: AbortSignal, force?: AbortSignal,
  *   onProgress?: (text: string) => void}} options
  *   onProgress: told after each run, e.g. 'run 3/42: node index.js 51.2 ms'
  *   signal: stop after the current run and return what was gathered (partial); force: kill now
@@ -138,7 +140,7 @@ async function dockerSample(series, { until, timeoutMs }) {
  *   inside is empty (and its stats null) for containers: there the time is measured outside only;
  *   order is the index of the series of each counted run, in the order they ran (each round's order drawn at random)
  */
-async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, timeoutMs = 60_000, signal, force, onProgress }) {
+async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, timeoutMs = 60_000, limits = null, signal, force, onProgress }) {
   if (!Array.isArray(series) || series.length === 0) throw new UsageError('nothing to benchmark');
   if (!Number.isInteger(runs) || runs < 1) throw new UsageError(`runs must be a whole number >= 1, got ${runs}`);
   if (!['listen', 'answer', 'exit', 'http'].includes(until.mode)) {
@@ -166,7 +168,7 @@ async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, 
   // One start of series i: its sample, or STOP when it was interrupted.
   const one = async (i, round, isWarmup) => {
     const s = series[i];
-    const options = { until, timeoutMs, signal, force, scratch };
+    const options = { until, timeoutMs, limits, signal, force, scratch };
     let sample;
     try {
       sample = s.where === 'docker' ? await dockerSample(s, options) : await localSample(s, options);

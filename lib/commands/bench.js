@@ -3,7 +3,7 @@
 // moment, with statistics, a terminal histogram, and raw samples / a chart on request.
 const fs = require('node:fs');
 const path = require('node:path');
-const { parseCount, parseBenchUntil, parseDuration } = require('../options.js');
+const { parseCount, parseBenchUntil, parseDuration, parseLimits } = require('../options.js');
 const { UsageError } = require('../errors.js');
 const { splitShellWords } = require('../shell-words.js');
 
@@ -234,6 +234,8 @@ module.exports = {
       .option('timeout', { type: 'string', requiresArg: true, default: '60s', describe: 'a run that is not ready after this long fails' })
       .option('compare', { type: 'array', string: true, describe: 'commands to compare, each one quoted string' })
       .option('node', { type: 'string', requiresArg: true, describe: 'time the app on each Node, comma separated: versions from the npm registry (22, 24.13.1; installed once into ~/.cache/coldstart/node) or paths of node binaries' })
+      .option('cpus', { type: 'string', requiresArg: true, describe: 'every run with this share of one CPU, as a platform gives it (0.5): a cgroup made for each run, or docker run --cpus with --containers' })
+      .option('memory', { type: 'string', requiresArg: true, describe: 'every run under this memory limit (256MiB, 512Mi, 64m): a cgroup, or docker run --memory with --containers' })
       .option('containers', { type: 'string', requiresArg: true, describe: `run every sample in a fresh container (--network none) under each of these runtimes the Docker engine has (runc, runsc = gVisor, a second gVisor build such as runsc-2024), e.g. ${DEFAULT_RUNTIMES}` })
       .option('base-image', { type: 'string', requiresArg: true, default: DEFAULT_BASE_IMAGE, describe: 'image with node to build on (--containers); .ci/docker-up.sh builds the default' })
       .option('out', { type: 'string', requiresArg: true, describe: 'also write the result to this file, its extension picks the form: .html a self-contained chart, .csv the samples, .json the whole result (as --json prints it)' })
@@ -253,6 +255,7 @@ module.exports = {
       throw new UsageError(`--until ${argv.until}: bench times the way to listen or to exit; a fixed duration has nothing to time`);
     }
     const timeoutMs = parseDuration(argv.timeout, '--timeout');
+    const limits = parseLimits(argv);
     const scenarios = argv.scenario === undefined ? [] : require('../bench/scenarios.js').parseScenarios(argv.scenario);
     if (argv.fixture !== undefined && !scenarios.length) throw new UsageError('--fixture goes with --scenario (the app the scenarios load)');
     if (scenarios.length && until.mode !== 'listen') throw new UsageError('the scenarios end by listening: use --until listen with --scenario');
@@ -285,11 +288,16 @@ module.exports = {
       result = await runBenchPlan({
         commands, nodes, scenarios, fixtureDir: argv.fixture, inDocker, runtimes, baseImage: argv.baseImage, readyLine,
         // In a container the line is the ready moment of listen: the runs go to it as they go to a listen.
-        cwd: ctx.cwd, env: ctx.env, runs, warmup, until: until.mode === 'line' ? { mode: 'listen' } : until, timeoutMs,
+        cwd: ctx.cwd, env: ctx.env, runs, warmup, until: until.mode === 'line' ? { mode: 'listen' } : until, timeoutMs, limits,
         onProgress: progress.phase,
       });
     } finally {
       progress.done();
+    }
+    if (limits) {
+      const { formatLimit } = require('../format-units.js');
+      result.limits = limits;
+      result.notes.unshift(`every run ${[limits.cpus ? `with ${limits.cpus} of a CPU` : '', limits.memoryBytes ? `under a ${formatLimit(limits.memoryBytes)} memory limit` : ''].filter(Boolean).join(' and ')} (${inDocker ? 'docker run --cpus/--memory' : 'a cgroup made for each run'})`);
     }
     const { writeFileAtomic } = require('../write-atomic.js');
     const written = [...(saved ? [saved] : []), ...(csv ? [{ file: csv, format: 'csv' }] : []), ...(html ? [{ file: html, format: 'html' }] : [])];
