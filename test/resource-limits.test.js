@@ -114,4 +114,8 @@ test('--cpus and --memory refuse what no platform gives, in one line', async () 
     assert.match(r.stderr, line);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   }
+  // In a container the capture runs beside the app: its memory would count against the limit.
+  const docker = await runCli(['profile', '--docker', 'any-image', '--memory', '256MiB'], { cwd: dir });
+  assert.equal(docker.code, 2);
+  assert.match(docker.stderr, /^coldstart: --memory with --docker: coldstart's capture runs inside the container/);
 });

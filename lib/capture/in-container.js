@@ -49,12 +49,12 @@ async function imageStart(docker, image) {
 
 /**
  * @param {{ image: string, runtime: string, command: string[], lambda?: boolean, profileArgs: string[],
- *   outDir: string, timeoutMs: number, signal?: AbortSignal }} options profileArgs: the flags of
+ *   outDir: string, timeoutMs: number, signal?: AbortSignal, cpus?: number }} options profileArgs: the flags of
  *   `coldstart profile` to use inside (the ready moment, coverage, --lambda, …)
  * @returns {Promise<{ report: object, files: string[], appOutput: string, command: string[] }>} the
  *   report as the capture inside wrote it and the artifacts' names, now in outDir
  */
-async function profileInContainer({ image, runtime, command, lambda = false, profileArgs, outDir, timeoutMs, signal }) {
+async function profileInContainer({ image, runtime, command, lambda = false, profileArgs, outDir, timeoutMs, signal, cpus = null }) {
   const { docker, runContainer, stopAllContainers } = require('../docker.js');
   const start = await imageStart(docker, image);
   // A Lambda function (profileArgs hold --lambda) is started by its runtime client, not by the image's command.
@@ -73,7 +73,7 @@ async function profileInContainer({ image, runtime, command, lambda = false, pro
       tmpfs: [`${TMP_IN_CONTAINER}:rw,exec,mode=1777`],
       // The capture's channel and scratch files go to a tmpfs of our own: the image's /tmp is its business.
       env: { TMPDIR: TMP_IN_CONTAINER, CI: '' },
-      dockerArgs: ['--volume', `${mount.source}:${mount.target}:ro`, '--volume', `${exchange}:${OUT_IN_CONTAINER}`, '--entrypoint', start.node],
+      dockerArgs: ['--volume', `${mount.source}:${mount.target}:ro`, '--volume', `${exchange}:${OUT_IN_CONTAINER}`, '--entrypoint', start.node, ...(cpus ? ['--cpus', String(cpus)] : [])],
       leftovers: [exchange], // removed with the container if this process is killed
       args: [mount.bin, 'profile', '--json', '--out', OUT_IN_CONTAINER, ...profileArgs, ...(appCommand.length ? ['--', ...appCommand] : [])],
     });

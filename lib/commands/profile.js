@@ -196,17 +196,23 @@ function innerProfileArgs(argv) {
 async function profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs }) {
   const { profileInContainer } = require('../capture/in-container.js');
   const { withInterrupts } = require('../interrupt.js');
+  // --cpus: the container's share (coldstart's capture inside waits while the app starts). --memory
+  // is refused: the capture's own memory would count against the limit there.
+  const limits = require('../options.js').parseLimits(argv);
+  if (limits && limits.memoryBytes) throw new UsageError('--memory with --docker: coldstart\'s capture runs inside the container and its own memory would count against the limit; profile on this machine with --memory, or run the image with docker run --memory');
   const runtime = argv.runtime || 'runc';
   await require('../docker.js').checkRuntimes([runtime]);
   // Room for the engine to start the container (gVisor is slower) and for every run inside.
   const containerMs = 120_000 + timeoutMs * (1 + 4 * verifyRuns) + (after ? after.ms : 0);
   const got = await withInterrupts((traps) => profileInContainer({
     image: argv.docker, runtime, command: argv.appCommand || [], lambda: argv.lambda != null, profileArgs: innerProfileArgs(argv), outDir, timeoutMs: containerMs, signal: traps.signal,
+    cpus: limits ? limits.cpus : null,
   }));
   if (got.appOutput && !argv.quiet) ctx.stderr.write(got.appOutput.endsWith('\n') ? got.appOutput : `${got.appOutput}\n`);
   const shown = (name) => path.relative(ctx.cwd, path.join(outDir, name)) || name;
   const report = {
     ...got.report,
+    ...(limits ? { limits: { cpus: limits.cpus, memoryBytes: null, how: `docker run --cpus ${limits.cpus}` } } : {}),
     container: { image: argv.docker, runtime, command: got.command },
     artifacts: Object.fromEntries(Object.entries(got.report.artifacts || {}).map(([k, v]) => [k, shown(path.posix.basename(v))])),
   };
