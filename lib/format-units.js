@@ -8,11 +8,6 @@ function formatBytes(bytes) {
   return `${bytes} B`;
 }
 
-/** A size limit as it was given: 256MiB reads '256 MiB', a decimal one as formatBytes does. */
-function formatLimit(bytes) {
-  return bytes % 2 ** 20 === 0 ? `${bytes / 2 ** 20} MiB` : formatBytes(bytes);
-}
-
 /** Milliseconds to the digits that mean something: '1234', '56.7', '8.90'; a dash when missing. */
 function formatMs(n) {
   if (n === null || n === undefined) return '–';
@@ -20,4 +15,4 @@ function formatMs(n) {
   return n >= 10 ? n.toFixed(1) : n.toFixed(2);
 }
 
-module.exports = { formatBytes, formatLimit, formatMs };
+module.exports = { formatBytes, formatMs };

@@ -2,6 +2,7 @@
 // Every flag's parsing and validation, so each flag means the same thing in every command; the
 // capture flags (--until, --timeout, --root, --esm) of the commands that run the app are declared here.
 const { UsageError } = require('./errors.js');
+const { parseSize } = require('./byte-size.js');
 
 const UNITS = { ms: 1, s: 1000, m: 60000 };
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -18,22 +19,6 @@ function parseDuration(value, flag) {
   // Node's timers hold at most 2^31 - 1 ms (24.8 days); a longer one fires at once.
   if (ms > MAX_TIMER_MS) throw new UsageError(`invalid ${flag} "${value}": at most 24 days`);
   return ms;
-}
-
-// Sizes as platforms and Docker write them: Mi/MiB/M/m are 2^20 bytes (Docker's 64m, Cloud Run's
-// 512Mi, Lambda's "512 MB"), MB 10^6; the same for k and G.
-const SIZE_UNITS = { b: 1, kb: 1e3, k: 1024, ki: 1024, kib: 1024, mb: 1e6, m: 2 ** 20, mi: 2 ** 20, mib: 2 ** 20, gb: 1e9, g: 2 ** 30, gi: 2 ** 30, gib: 2 ** 30 };
-
-/** '256MiB' | '512Mi' | '64m' | '1.5GB' -> bytes; a bare number is refused. */
-function parseSize(value, flag) {
-  const m = /^(\d+(?:\.\d+)?)\s*([A-Za-z]+)?$/.exec(String(value).trim());
-  const unit = m && m[2] ? SIZE_UNITS[m[2].toLowerCase()] : null;
-  if (!unit) {
-    throw new UsageError(`invalid ${flag} "${value}": give a size with its unit, such as 256MiB, 512Mi, 64m or 1GB`);
-  }
-  const bytes = Math.round(Number(m[1]) * unit);
-  if (!(bytes > 0)) throw new UsageError(`invalid ${flag} "${value}": must be greater than zero`);
-  return bytes;
 }
 
 /** --esm auto | always | never. */

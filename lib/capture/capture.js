@@ -174,10 +174,20 @@ async function capture(options) {
     if (what.type === 'duration' || what.type === 'interrupted') return stoppedResult(what.type === 'interrupted', { run, tree, profile });
     if (what.type === 'lambda') return lambdaCapture.lambdaResult(what, { run, tree, profile, timingOnly: options.timingOnly });
     if (what.type === 'exit' && limit && limit.killedForMemory()) {
-      const { formatLimit } = require('../format-units.js');
+      const { formatLimit } = require('../byte-size.js');
       throw new CommandError(`the app was killed for memory before its ready moment: it went over --memory ${formatLimit(limit.memoryBytes)}, as a platform with that limit would kill it`);
     }
-    throw captureFailure(what, { run, timeoutMs, timingOnly: options.timingOnly, heardFrom: tree.heardFrom(), listened: tree.listened(), stderrTail: proc.stderrTail });
+    const failure = captureFailure(what, { run, timeoutMs, timingOnly: options.timingOnly, heardFrom: tree.heardFrom(), listened: tree.listened(), stderrTail: proc.stderrTail });
+    // A start that hung: what it was doing, taken before it is ended.
+    if (what.type === 'timeout' && failure.code === 'TIMEOUT' && !run.lambda && run.until.mode !== 'duration') {
+      const { hungStart, hungLine } = require('./hung-start.js');
+      const hung = await hungStart({ session: tree.firstSession(), pids: proc.pids(), inspectorUrl: proc.inspectorUrl });
+      if (hung) {
+        failure.message = `${failure.message}: ${hungLine(hung, (file) => path.relative(cwd, file) || file)}`;
+        failure.details = { ...failure.details, hung };
+      }
+    }
+    throw failure;
   }
 }
 

@@ -32,8 +32,8 @@ function nodeOptionsWithPreload(file, existing) {
   return existing ? `${req} ${existing}` : req;
 }
 
-/** Splits a stream into lines, drops inspector noise, forwards the rest. */
-function lineFilter(onLine) {
+/** Splits a stream into lines, drops inspector noise (handed to onNoise), forwards the rest. */
+function lineFilter(onLine, onNoise = () => {}) {
   let buf = '';
   return {
     push(chunk) {
@@ -43,6 +43,7 @@ function lineFilter(onLine) {
         const line = buf.slice(0, i);
         buf = buf.slice(i + 1);
         if (!INSPECTOR_NOISE.some((re) => re.test(line))) onLine(line + '\n');
+        else onNoise(line);
       }
     },
     flush() {
@@ -68,7 +69,11 @@ function launch(opts) {
     COLDSTART_CLI_PID: String(process.pid),
   };
   if (opts.esm) env.COLDSTART_ESM = opts.esm;
-  if (opts.timingOnly) env.COLDSTART_TIMING = '1';
+  if (opts.timingOnly) {
+    env.COLDSTART_TIMING = '1';
+    // No inspector is open; should the start hang, SIGUSR1 opens one on a free port (hung-start.js).
+    env.NODE_OPTIONS = `${env.NODE_OPTIONS} --inspect-port=0`;
+  }
   if (opts.settleMs) env.COLDSTART_SETTLE = '1';
   if (opts.afterMs) env.COLDSTART_AFTER = '1';
 
@@ -91,11 +96,13 @@ function launch(opts) {
 
   const tail = [];
   const out = lineFilter((line) => opts.stdout && opts.stdout.write(line));
+  // The inspector a hung timed run opens on SIGUSR1 (hung-start.js) says where it listens.
+  let inspectorUrl = null;
   const err = lineFilter((line) => {
     tail.push(line.replace(/\n$/, ''));
     if (tail.length > 20) tail.shift();
     if (opts.stderr) opts.stderr.write(line);
-  });
+  }, (line) => { inspectorUrl = (/^Debugger listening on (ws:\/\/\S+)/.exec(line) || [])[1] || inspectorUrl; });
   child.stdout.on('data', (c) => out.push(c));
   child.stderr.on('data', (c) => err.push(c));
 
@@ -155,7 +162,12 @@ function launch(opts) {
   }
 
   // What the command was found by (a package binary's .bin link): the archive needs it to start the same way.
-  return { child, done, stderrTail: () => tail.slice(), kill, commandFiles: bin ? [bin.link] : [] };
+  return {
+    child, done, stderrTail: () => tail.slice(), kill, commandFiles: bin ? [bin.link] : [],
+    inspectorUrl: () => inspectorUrl,
+    /** The app's processes: the first one and every process below it. */
+    pids: () => (child.pid ? [child.pid, ...descendants([child.pid])] : []),
+  };
 }
 
 /** Every process below the given ones, from /proc (Linux; elsewhere none are found). */

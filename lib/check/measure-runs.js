@@ -10,6 +10,8 @@ const { controlCommand } = require('./control.js');
 // no profiler): a package's move is told from noise among all the packages compared only with
 // enough runs a side (6 a side can single out one among 20; 10 among thousands).
 const DETAIL_RUNS = 10;
+// How a start fails without any fault of the check: it hung past --timeout, crashed, or exited.
+const FAILED_START = new Set(['TIMEOUT', 'APP_FAILED', 'EXIT_WITHOUT_LISTEN']);
 
 /**
  * n rounds, each: the app to ready timed only (no inspector, no hooks), then the control app,
@@ -36,6 +38,23 @@ async function measureRuns({ runOptions: common, runs, baselineCommand, adviceRu
   const details = { app: [], baseline: [] };
   const advised = [];
   const go = (options) => capture({ ...common, ...options, signal: traps.signal, force: traps.force });
+  // A start of the app that hangs or crashes is counted and started again: one start in fifty that
+  // never becomes ready is an outage no median shows. More failures than that bound end the check.
+  const failed = [];
+  let starts = 0;
+  const mostFailures = 3 + Math.floor(runs / 10);
+  const start = async (name, options) => {
+    for (;;) {
+      if (name === 'app') starts++;
+      try {
+        return await go(options);
+      } catch (err) {
+        if (name !== 'app' || !(err instanceof CommandError) || !FAILED_START.has(err.code) || failed.length >= mostFailures) throw err;
+        failed.push({ start: starts, kind: err.code === 'TIMEOUT' ? 'hung' : 'crashed', message: err.message, ...(err.details && err.details.hung ? { hung: err.details.hung } : {}) });
+        onProgress(`start ${starts} of the app failed (${failed.length} so far): ${err.message}`);
+      }
+    }
+  };
   const side = (name, command) => ({
     name,
     run: async ({ round, warmup }) => {
@@ -43,15 +62,15 @@ async function measureRuns({ runOptions: common, runs, baselineCommand, adviceRu
       // The warm-up round: each side once with module hooks, uncounted, so no side's first detailed
       // run is the one that finds the disk cache cold (that alone made an unchanged app's entry a mover).
       if (warmup) {
-        const r = await go({ command });
+        const r = await start(name, { command });
         return r.partial ? STOP : r.readyAt;
       }
       if (details[name] && round < detailRuns) {
-        const detail = await go({ command });
+        const detail = await start(name, { command });
         if (detail.partial) return STOP;
         details[name].push(detail);
       }
-      const r = await go({ command, timingOnly: true });
+      const r = await start(name, { command, timingOnly: true });
       return r.partial || !Number.isFinite(r.readyAt) ? STOP : r.readyAt;
     },
   });
@@ -82,6 +101,7 @@ async function measureRuns({ runOptions: common, runs, baselineCommand, adviceRu
   }
   const { samples } = measured;
   const app = checkReport(details.app, samples.app, control && samples.control, control);
+  app.check.starts = { attempted: starts, failed };
   const base = baselineCommand ? checkReport(details.baseline, samples.baseline, null, null) : null;
   if (adviceRuns) {
     // The run whose total is the median stands for the others in the report.

@@ -234,6 +234,16 @@ function memoryCheck(memory, limitKey, limit, heldBy) {
   return { name, ok: verdict !== 'fail', verdict, actual: Math.round(median(values)), low, high, limit, message };
 }
 
+/** Every start of the app reached its ready moment, or the ones that did not, each in a line. */
+function startsCheck({ attempted, failed }) {
+  const ok = failed.length === 0;
+  const hung = failed.filter((f) => f.kind === 'hung').length;
+  const message = ok ? `all ${attempted} starts reached the ready moment`
+    : `${failed.length} of ${attempted} starts did not reach the ready moment (${hung} hung, ${failed.length - hung} crashed): ` +
+      failed.slice(0, 3).map((f) => `start ${f.start}: ${f.message}`).join('; ');
+  return { name: 'starts', ok, verdict: ok ? 'pass' : 'fail', actual: attempted - failed.length, limit: attempted, failed, message };
+}
+
 /** One finding in a few words, with where to change it. */
 function adviceLabel(a) {
   const where = a.line ? `${a.file}:${a.line}` : a.file;
@@ -247,7 +257,8 @@ function adviceLabel(a) {
 /**
  * Checks the measured runs against the limits given. A limit that is not given is not checked.
  * @param {{ samples: number[], control?: number[], modules: number, advice?: object,
- *   memory?: Array<{ rssBytes: number, heapUsedBytes: number }>, heldBy?: Array<{ package: string, bytes: number }> }} measured
+ *   memory?: Array<{ rssBytes: number, heapUsedBytes: number }>, heldBy?: Array<{ package: string, bytes: number }>,
+ *   starts?: { attempted: number, failed: Array<{ start: number, kind: 'hung'|'crashed', message: string }> } }} measured
  *   times to ready of the timed runs, and of the control app run alternately with them; memory at
  *   the ready moment of the runs that read it, and the packages that allocated the heap alive then
  * @param {{ budgetMs?: number, maxModules?: number, maxAdviceMs?: number, maxRssBytes?: number, maxHeapBytes?: number, baseline?: { samples: number[],
@@ -263,6 +274,8 @@ function adviceLabel(a) {
 function evaluateChecks(measured, limits = {}) {
   const confidence = limits.confidence ?? 0.95;
   const checks = [];
+  // A start that failed fails the check whatever else was asked; all of them passing is said only then.
+  if (measured.starts && measured.starts.failed.length) checks.push(startsCheck(measured.starts));
   if (limits.budgetMs != null) checks.push(budgetCheck(measured.samples, limits.budgetMs, confidence));
   if (limits.maxModules != null) {
     const ok = measured.modules <= limits.maxModules;

@@ -295,7 +295,7 @@ module.exports = {
       progress.done();
     }
     if (limits) {
-      const { formatLimit } = require('../format-units.js');
+      const { formatLimit } = require('../byte-size.js');
       result.limits = limits;
       result.notes.unshift(`every run ${[limits.cpus ? `with ${limits.cpus} of a CPU` : '', limits.memoryBytes ? `under a ${formatLimit(limits.memoryBytes)} memory limit` : ''].filter(Boolean).join(' and ')} (${inDocker ? 'docker run --cpus/--memory' : 'a cgroup made for each run'})`);
     }

@@ -89,7 +89,7 @@ module.exports = {
     if (baselineCommand) baseline = measured.baseline;
     const compared = baseline && !argv.updateBaseline ? baseline : null;
     const verdict = evaluateChecks(
-      { samples: report.check.samples, control: report.check.control, modules: report.modules.length, advice: report.adviceCheck, memory: report.check.memory, heldBy: report.memory && report.memory.sampled && report.memory.sampled.packages },
+      { samples: report.check.samples, control: report.check.control, modules: report.modules.length, advice: report.adviceCheck, memory: report.check.memory, starts: report.check.starts, heldBy: report.memory && report.memory.sampled && report.memory.sampled.packages },
       { ...limitsFor(compared && { ...baselineRuns(compared), alternated: Boolean(baselineCommand) }), maxModules, maxAdviceMs, maxRssBytes, maxHeapBytes },
     );
     // Runs that cannot decide are a warning: exit 3, and --strict makes it a failure.

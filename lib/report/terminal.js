@@ -6,7 +6,7 @@ const { INSTALL_DIR } = require('../paths.js');
 const { headline, momentOf, listenAndAnswer, invocationFailure } = require('../analyze/startup-report.js');
 const { CATEGORIES } = require('../analyze/cpuprofile-categories.js');
 const { ms, size, count, palette, table, shorten } = require('./terminal-format.js');
-const { formatLimit } = require('../format-units.js');
+const { formatLimit } = require('../byte-size.js');
 
 /**
  * @param {object} report report.json content

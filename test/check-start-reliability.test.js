@@ -1,0 +1,52 @@
+'use strict';
+// A start that hangs one time in many: check counts every start of the app, starts a failed one
+// again, and FAILs naming what the hung one was doing (its stack, taken through the inspector it
+// opens on SIGUSR1 before it is ended) and the last modules it loaded. No process is left.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { copyFixture, runCli, rm } = require('./helpers/app.js');
+
+// Processes whose environment holds this counter file: the fixture's starts.
+function startsAlive(counter) {
+  const alive = [];
+  for (const pid of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try { if (fs.readFileSync(`/proc/${pid}/environ`, 'latin1').includes(`START_COUNTER=${counter}`)) alive.push(pid); } catch { /* gone, or not ours to read */ }
+  }
+  return alive;
+}
+
+test('check -n 20: the 13th start hangs; check FAILs with its stack and last modules, counts every start, leaves nothing running', { timeout: 240_000 }, async () => {
+  const dir = copyFixture('hangs-sometimes');
+  const counter = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cs-starts-')), 'count');
+  try {
+    const env = { ...process.env, START_COUNTER: counter, HANG_AT: '13' };
+    const r = await runCli(['check', '-n', '20', '--json', '--timeout', '4s', '--budget', 'modules=10', '--', 'node', 'server.js'], { cwd: dir, env });
+    assert.equal(r.code, 1, r.stderr);
+    const result = JSON.parse(r.stdout);
+    const [starts] = result.checks;
+    assert.equal(starts.name, 'starts');
+    assert.equal(starts.verdict, 'fail');
+    assert.equal(starts.failed.length, 1);
+    const [hung] = starts.failed;
+    assert.equal(hung.start, 13);
+    assert.equal(hung.kind, 'hung');
+    assert.equal(hung.hung.running, true);
+    assert.equal(hung.hung.stack[0].functionName, 'waitForLock');
+    assert.match(hung.message, /: it was running waitForLock at lock\.js:15; the last modules it loaded: server\.js, lock\.js$/);
+    // Every start counted: the warm-up, the detailed and the timed runs, and the one started again.
+    assert.equal(starts.limit, Number(fs.readFileSync(counter, 'utf8')));
+    assert.equal(starts.actual, starts.limit - 1);
+    assert.equal(result.samples.length, 20, 'the runs the verdict stands on are all there');
+    assert.deepEqual(startsAlive(counter), []);
+
+    const text = await runCli(['check', '-n', '3', '--timeout', '4s', '--budget', 'modules=10', '--', 'node', 'server.js'], { cwd: dir, env: { ...env, HANG_AT: String(Number(fs.readFileSync(counter, 'utf8')) + 2) } });
+    assert.equal(text.code, 1, text.stderr);
+    assert.match(text.stdout, /^ {2}FAIL {2}1 of \d+ starts did not reach the ready moment \(1 hung, 0 crashed\): start \d+: the app did not listen within 4s \(--timeout\).*: it was running waitForLock at lock\.js:15/m);
+  } finally {
+    rm(dir);
+    rm(path.dirname(counter));
+  }
+});
