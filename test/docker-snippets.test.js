@@ -70,6 +70,18 @@ test('assembleContext: an app of no dependency whose node_modules holds only npm
   assert.ok(fs.existsSync(path.join(ctx.dir, 'node_modules', '.package-lock.json')));
 });
 
+test('every snippet packs with NODE_ENV as its run stage has it: the app reads the same files in both', () => {
+  for (const name of fs.readdirSync(path.join(REPO, 'dockerfile-snippets')).filter((f) => f.startsWith('Dockerfile.'))) {
+    const text = fs.readFileSync(path.join(REPO, 'dockerfile-snippets', name), 'utf8');
+    const stages = text.split(/^FROM /m).slice(1);
+    const env = (stage) => (/^ENV NODE_ENV=(\S+)$/m.exec(stage) || [])[1];
+    const pack = stages.find((s) => /^\S+ AS pack$/m.test(s.split('\n')[0]));
+    assert.ok(pack, `${name} has a pack stage`);
+    assert.equal(env(pack), env(stages[stages.length - 1]), `${name}: NODE_ENV in the pack stage and the run stage`);
+    assert.ok(env(pack), `${name} sets NODE_ENV`);
+  }
+});
+
 test('base image: a plain node server reaches listen under runc and both gVisors', { timeout: 180_000 }, async (t) => {
   if (!(await needDocker(t))) return;
   const dockerfile = path.join(scratch(), 'Dockerfile.plain');
