@@ -181,7 +181,7 @@ async function capture(options) {
     // A start that hung: what it was doing, taken before it is ended.
     if (what.type === 'timeout' && failure.code === 'TIMEOUT' && !run.lambda && run.until.mode !== 'duration') {
       const { hungStart, hungLine } = require('./hung-start.js');
-      const hung = await hungStart({ session: tree.firstSession(), pids: proc.pids(), inspectorUrl: proc.inspectorUrl });
+      const hung = await hungStart({ session: tree.firstSession(), pid: proc.nodePids()[0], inspectorUrl: proc.inspectorUrl });
       if (hung) {
         failure.message = `${failure.message}: ${hungLine(hung, (file) => path.relative(cwd, file) || file)}`;
         failure.details = { ...failure.details, hung };

@@ -50,14 +50,14 @@ async function hungState(client) {
 /**
  * The state of a hung start: through the capture's session when there is one, else by opening the
  * inspector of the process with SIGUSR1. Null when neither answered within a few seconds.
- * @param {{session?: object|null, pids: number[], inspectorUrl: () => string|null}} target
+ * @param {{session?: object|null, pid?: number, inspectorUrl: () => string|null}} target pid: the
+ *   app's Node process (SIGUSR1 ends a shell or any other process that does not expect it)
  */
-async function hungStart({ session, pids, inspectorUrl }) {
+async function hungStart({ session, pid, inspectorUrl }) {
   const work = (async () => {
     if (session && !session.closed) return hungState(session.client);
-    for (const pid of pids) {
-      try { process.kill(pid, 'SIGUSR1'); } catch { /* ended */ }
-    }
+    if (!pid) return null;
+    try { process.kill(pid, 'SIGUSR1'); } catch { return null; }
     for (let i = 0; i < 40 && !inspectorUrl(); i++) await wait(50);
     const url = inspectorUrl();
     if (!url) return null;

@@ -165,8 +165,10 @@ function launch(opts) {
   return {
     child, done, stderrTail: () => tail.slice(), kill, commandFiles: bin ? [bin.link] : [],
     inspectorUrl: () => inspectorUrl,
-    /** The app's processes: the first one and every process below it. */
-    pids: () => (child.pid ? [child.pid, ...descendants([child.pid])] : []),
+    /** The Node processes of the app's tree, the most recently started first (the app under an npm or a shell). */
+    nodePids: () => (child.pid ? [child.pid, ...descendants([child.pid])] : [])
+      .filter((pid) => { try { return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'node'; } catch { return false; } })
+      .sort((a, b) => (startTicks(b) ?? 0) - (startTicks(a) ?? 0)),
   };
 }
 
