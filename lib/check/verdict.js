@@ -11,6 +11,7 @@ const { parseDuration } = require('../options.js');
 const { medianInterval, runsForMedianInterval, compareSamples, median, formatSignedMs, formatMedianInterval } = require('../stats.js');
 const { formatMs } = require('../report/terminal-format.js');
 const { formatBytes } = require('../format-units.js');
+const { formatLimit } = require('../byte-size.js');
 const { againstControl } = require('./control.js');
 
 // Without --tolerance: 10% of the baseline's median, and never less than 10 ms. Below that a busy
@@ -223,7 +224,7 @@ function memoryCheck(memory, limitKey, limit, heldBy) {
   const high = Math.max(...values);
   const verdict = intervalVerdict(low, high, limit);
   // In the limit's own units: 256MiB is said 256 MiB, not 268.4 MB.
-  const size = limit % 2 ** 20 === 0 ? (n) => `${Math.round((n / 2 ** 20) * 10) / 10} MiB` : formatBytes;
+  const size = limit % 2 ** 20 === 0 ? (n) => (n % 2 ** 20 === 0 ? formatLimit(n) : `${(n / 2 ** 20).toFixed(1)} MiB`) : formatBytes;
   const range = values.length > 1 ? `${size(median(values))} (${size(low)}–${size(high)} over ${values.length} runs)` : size(low);
   const held = (heldBy || []).filter((p) => p.bytes >= 1e6).slice(0, 3).map((p) => `${p.package} ${size(p.bytes)}`).join(', ');
   const message = {

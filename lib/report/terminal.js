@@ -19,9 +19,13 @@ function limitsText({ cpus, memoryBytes }) {
 
 /** Memory at the ready moment, and the packages that allocated most of the heap alive then. */
 function memoryLine(memory) {
-  const held = memory.sampled ? memory.sampled.packages.filter((p) => p.bytes >= 1e6).slice(0, 3) : [];
+  const sampled = memory.sampled || { packages: [] };
+  const held = sampled.packages.filter((p) => p.bytes >= 1e6).slice(0, 3);
+  // Besides the packages: the loaded modules' sources and compiled code, and the agent's own records.
+  const apart = [[sampled.loaderBytes, 'module sources and code'], [sampled.coldstartBytes, 'coldstart\'s own records']].filter(([bytes]) => bytes >= 1e6);
   return `memory at ready: ${size(memory.rssBytes)} resident, heap ${size(memory.heapUsedBytes)} used of ${size(memory.heapTotalBytes)}, ` +
-    `${size(memory.externalBytes)} outside it${held.length ? `; held most by ${held.map((p) => `${p.package} ${size(p.bytes)}`).join(', ')}` : ''}`;
+    `${size(memory.externalBytes)} outside it${held.length ? `; held most by ${held.map((p) => `${p.package} ${size(p.bytes)}`).join(', ')}` : ''}` +
+    `${apart.length ? `; ${apart.map(([bytes, what]) => `${what} ${size(bytes)}`).join(', ')}` : ''}`;
 }
 
 /** A Lambda cold start's two phases, as Lambda bills them. */
