@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { CommandError, UsageError } = require('./errors.js');
-const { findPackageDir } = require('./bundle/runtime-modules.js');
+const { findPackageDir, readManifest } = require('./package-tree.js');
 const { INSTALL_DIR } = require('./paths.js');
 
 const SETUP_HINT = 'run .ci/docker-up.sh';
@@ -214,10 +214,6 @@ async function stopAllContainers() {
 // ---------------------------------------------------------------------------------------------
 // Build contexts
 
-function readManifest(dir) {
-  return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-}
-
 /**
  * The packages `roots` need at run time, found as Node would from `fromDir`: dependencies, plus
  * optional and peer dependencies when installed. Returns the package directories to copy, each
@@ -236,7 +232,7 @@ function packageClosure(roots, fromDir, requiredBy) {
         { code: 'PACKAGE_MISSING' });
     }
     if (found.has(dir)) continue;
-    const manifest = readManifest(dir);
+    const manifest = readManifest(dir) || {};
     found.set(dir, { name, version: manifest.version, by });
     const optionalNames = new Set([
       ...Object.keys(manifest.optionalDependencies || {}),
@@ -272,7 +268,7 @@ function copyPackages(packages, nodeModulesDir) {
 
 /** node_modules/.bin links for a package's binaries, as npm makes them (scripts and npx run them). */
 function linkPackageBins(nodeModulesDir, name) {
-  const manifest = readManifest(path.join(nodeModulesDir, name));
+  const manifest = readManifest(path.join(nodeModulesDir, name)) || {};
   const bins = typeof manifest.bin === 'string' ? { [name.split('/').pop()]: manifest.bin } : manifest.bin || {};
   const binDir = path.join(nodeModulesDir, '.bin');
   for (const [bin, target] of Object.entries(bins)) {
@@ -300,7 +296,7 @@ function assembleContext({ app, into, nodeModules, packages, coldstart = true })
   if (!fs.existsSync(path.join(appDir, 'package.json'))) {
     throw new CommandError(`no package.json in ${appDir}`, { code: 'APP_MISSING' });
   }
-  const roots = (packages || Object.keys(readManifest(appDir).dependencies || {}))
+  const roots = (packages || Object.keys((readManifest(appDir) || {}).dependencies || {}))
     .filter((name) => !(coldstart && name === 'coldstart'));
 
   const skipped = new Set(['node_modules', '.git', '.coldstart']);
@@ -328,7 +324,7 @@ function assembleContext({ app, into, nodeModules, packages, coldstart = true })
 
   let coldstartPackages = [];
   if (coldstart) {
-    const own = readManifest(INSTALL_DIR);
+    const own = readManifest(INSTALL_DIR) || {};
     const target = path.join(dir, 'node_modules', 'coldstart');
     const entries = ['package.json', 'README.md', 'LICENSE', ...(own.files || ['bin/', 'lib/'])];
     for (const entry of entries) {

@@ -5,7 +5,7 @@
 // Pure functions: arrays of numbers in, plain data out. Where a value is undefined (no samples,
 // or spread from a single sample) it is null, never NaN, so results survive JSON.stringify.
 
-const { formatMs } = require('./report/terminal-format.js');
+const { formatMs } = require('./format-units.js');
 
 const BARS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
 const FULL_BAR = '█';

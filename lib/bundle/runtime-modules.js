@@ -4,37 +4,7 @@
 // Each package is copied whole, since a hooked package may load any of its files later.
 const fs = require('fs');
 const path = require('path');
-
-/** The directory of package `name` as Node resolves it from `fromDir`, or null. */
-function findPackageDir(name, fromDir) {
-  let dir = path.resolve(fromDir);
-  for (;;) {
-    if (path.basename(dir) !== 'node_modules') {
-      const candidate = path.join(dir, 'node_modules', name);
-      if (fs.existsSync(path.join(candidate, 'package.json'))) return fs.realpathSync(candidate);
-    }
-    const up = path.dirname(dir);
-    if (up === dir) return null;
-    dir = up;
-  }
-}
-
-/** The fields of a package.json that decide what a package needs; null when unreadable. */
-function readManifest(dir) {
-  try {
-    const pj = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
-    return {
-      name: pj.name,
-      version: pj.version,
-      type: pj.type,
-      dependencies: pj.dependencies || {},
-      optionalDependencies: pj.optionalDependencies || {},
-      peerDependencies: pj.peerDependencies || {},
-    };
-  } catch {
-    return null;
-  }
-}
+const { findPackageDir, readManifest } = require('../package-tree.js');
 
 /** Where Node looks for `name` from a package installed at `dest` (posix, relative to the output). */
 function lookupPaths(dest, name) {
@@ -105,4 +75,4 @@ function copyRuntimeModules(placements, outDir) {
   }
 }
 
-module.exports = { findPackageDir, readManifest, planRuntimeModules, copyRuntimeModules };
+module.exports = { planRuntimeModules, copyRuntimeModules };
