@@ -58,3 +58,34 @@ test('sync work before ready: execFileSync, readFileSync + JSON.parse at top lev
     assert.match(r.stdout, /\nAdvice .*\n(?: +[\d.]+ ms .*\n)* +[\d.]+ ms +child_process\.execFileSync blocks startup: server\.js:6, run it asynchronously/);
   } finally { rm(dir); }
 });
+
+// crypto's *Sync functions live in Node's internal crypto modules, not in node:crypto itself.
+test('crypto.scryptSync and pbkdf2Sync before ready are sync work at their lines, as the docs list them', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-sync-crypto-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'package.json'), '{ "name": "crypto-app", "private": true }');
+    fs.writeFileSync(path.join(dir, 'server.js'), [
+      "const crypto = require('crypto');",
+      "const took = (label, t0) => process.stderr.write(label + ' ' + (performance.now() - t0) + '\\n');",
+      'let t0 = performance.now();',
+      "const key = crypto.scryptSync('secret', 'salt', 64, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });",
+      "took('scrypt', t0); t0 = performance.now();",
+      "const derived = crypto.pbkdf2Sync('secret', 'salt', 200000, 64, 'sha512');",
+      "took('pbkdf2', t0);",
+      "require('http').createServer().listen(0, () => console.log('up', key.length + derived.length));",
+      '',
+    ].join('\n'));
+    const r = await runCli(['profile', '--until', 'listen', '--out', 'out', '--', 'node', 'server.js'], { cwd: dir });
+    assert.strictEqual(r.code, 0, r.stderr);
+    const took = (label) => Number(new RegExp(`^${label} ([\\d.]+)$`, 'm').exec(r.stderr)[1]);
+    const report = JSON.parse(fs.readFileSync(path.join(dir, 'out', 'report.json'), 'utf8'));
+    for (const [subject, line, label] of [['crypto.scryptSync', 4, 'scrypt'], ['crypto.pbkdf2Sync', 6, 'pbkdf2']]) {
+      if (took(label) < 15) continue; // too short a call to be sure of 5 samples
+      const found = report.advice.find((a) => a.kind === 'sync-work' && a.subject === subject);
+      assert.ok(found, `${subject} (${took(label)} ms by the app's clock): ${JSON.stringify(report.advice.map((a) => a.subject))}`);
+      assert.deepStrictEqual([found.file, found.line], ['server.js', line]);
+      assert.ok(found.estimatedMs <= took(label) + 15, `${found.estimatedMs} against ${took(label)}`);
+      assert.match(found.fix, /asynchronous form/);
+    }
+  } finally { rm(dir); }
+});

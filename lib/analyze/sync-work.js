@@ -106,6 +106,11 @@ function syncWork(result, options = {}) {
   return advice.sort((a, b) => b.estimatedMs - a.estimatedMs);
 }
 
+/** The module whose sync API a frame is in: crypto's *Sync functions live in node:internal/crypto/*. */
+function moduleOfFrame(url) {
+  return MODULES[url] || (url.startsWith('node:internal/crypto/') ? MODULES['node:crypto'] : null);
+}
+
 /**
  * The sync API a sample's stack is in and the frame of the app's or a package's code that called
  * it; null when there is none, or when Node's own code (the module loader) made the call.
@@ -116,7 +121,7 @@ function callerOf(leaf, up) {
   for (let node = leaf; node; node = up(node)) {
     const frame = node.callFrame;
     if (isOwnCode(frame.url)) continue; // coldstart's wrappers: look through them
-    const mod = MODULES[frame.url];
+    const mod = moduleOfFrame(frame.url);
     if (mod && /Sync$|^syncBufferWrapper$/.test(frame.functionName)) {
       api = `${mod.name}.${frame.functionName === 'syncBufferWrapper' ? '*Sync' : frame.functionName}`;
       apiUrl = frame.url;
