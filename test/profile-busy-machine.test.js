@@ -7,7 +7,7 @@ const test = require('node:test');
 const assert = require('node:assert');
 const fs = require('fs');
 const path = require('path');
-const { copyFixture, runCli, rm } = require('./helpers/app.js');
+const { copyFixture, runCli, rm, writeFiles } = require('./helpers/app.js');
 const { startBusyLoops } = require('./helpers/busy-loops.js');
 
 let load;
@@ -47,6 +47,34 @@ test('under two busy loops: self time is CPU used, the rest is the machine\'s', 
     }
     // Three runnable threads on two cores: the app waited for a CPU (Linux's run-queue clock says how long).
     if (fs.existsSync('/proc/self/schedstat')) assert.ok(waitedForCpu > 0, `waited for a CPU ${waitedForCpu} ms in 3 runs`);
+  } finally {
+    rm(dir);
+  }
+});
+
+test('under two busy loops an ES module\'s self time is the CPU it used too, and its time off the CPU is shown apart', async () => {
+  const dir = require('fs').mkdtempSync(path.join(require('os').tmpdir(), 'cs-busy-esm-'));
+  try {
+    writeFiles(dir, {
+      'package.json': '{ "name": "busy-esm", "private": true, "type": "module" }',
+      'busy.js': fs.readFileSync(path.join(__dirname, '..', 'fixtures', 'busy-machine', 'busy.js'), 'utf8')
+        .replace("'use strict';\n", '').replace(/^module\.exports = (.*);$/m, 'export const truth = $1;'),
+      'server.js': "import { truth } from './busy.js';\nimport { writeFileSync } from 'node:fs';\nimport { createServer } from 'node:http';\n" +
+        'writeFileSync(process.env.TRUTH_FILE, JSON.stringify(truth));\ncreateServer().listen(0, \'127.0.0.1\');\n',
+    });
+    for (let run = 0; run < 2; run++) {
+      const truthFile = path.join(dir, `truth-${run}.json`);
+      const r = await runCli(['profile', '--json', '--out', `out-${run}`, '--', 'node', 'server.js'], { cwd: dir, env: { ...process.env, TRUTH_FILE: truthFile } });
+      assert.strictEqual(r.code, 0, r.stderr);
+      const busy = JSON.parse(r.stdout).modules.find((m) => m.file === 'busy.js');
+      const truth = JSON.parse(fs.readFileSync(truthFile, 'utf8'));
+      // As for CommonJS: the process's CPU clock counts V8's helper threads too, so the truth is capped at the module's wall time.
+      const ownCpuMs = Math.min(truth.cpuMs, truth.wallMs);
+      assert.ok(Math.abs(busy.selfMs + (busy.gcMs || 0) - ownCpuMs) <= 5,
+        `run ${run + 1}: busy.js used ${truth.cpuMs.toFixed(1)} ms of CPU in ${truth.wallMs.toFixed(1)} ms; reads ${busy.selfMs} ms self (gc ${busy.gcMs})`);
+      // Its evaluation's wall time less its CPU, as the module's own clocks see it.
+      assert.ok(Math.abs(busy.offCpuMs - (truth.wallMs - ownCpuMs)) <= 5, `run ${run + 1}: off the CPU ${busy.offCpuMs} ms against ${(truth.wallMs - ownCpuMs).toFixed(1)}`);
+    }
   } finally {
     rm(dir);
   }

@@ -69,6 +69,7 @@ function moduleRecords(payload, sampled = {}) {
       // Its evaluation, on the main thread: where GC inside its own time can be found.
       evalStartMs: e.evalStartMs == null ? null : round(e.evalStartMs),
       evalMs: e.evalMs == null ? null : round(e.evalMs),
+      evalCpuMs: e.evalCpuMs ?? null,
       windows: [...fetched.filter(([from]) => Number.isFinite(from)), ...(e.importWindows || []), ...evaluated],
     };
     byFile.set(e.file, rec);
@@ -109,6 +110,13 @@ function moduleRecords(payload, sampled = {}) {
   const records = [...byFile.values()];
   const own = ownTotals(ownSegments(records.flatMap((m) => m.windows.map(([from, to]) => ({ from: Math.max(0, from), to, file: m.file })))));
   for (const m of records) m.selfMs = round(own.get(m.file) || 0);
+  // An ES module's evaluation is timed on both clocks: what it waited off the CPU is not its own
+  // (as a CommonJS module's CPU time says). The process's CPU clock counts V8's helper threads too:
+  // capped at the evaluation's wall time.
+  for (const m of esm) {
+    if (m.evalCpuMs == null || m.evalMs == null) continue;
+    m.cpuSelfMs = round(Math.max(0, m.selfMs - Math.max(0, m.evalMs - Math.min(m.evalCpuMs, m.evalMs))));
+  }
 
   const children = new Map();
   for (const rec of records) {

@@ -184,9 +184,9 @@ function recordModules(state, { hrNow, cpuNow }) {
       enter(url) {
         if (!state.recording) return;
         if (esmInThread) esmInThread.cut();
-        esmMarks.set(url, { enterUs: hrNow(), leaveUs: 0 });
+        esmMarks.set(url, { enterUs: hrNow(), leaveUs: 0, cpuUs: -cpuNow() }); // CPU too: a busy machine inflates the wall
       },
-      leave(url) { const m = esmMarks.get(url); if (m && state.recording) m.leaveUs = hrNow(); },
+      leave(url) { const m = esmMarks.get(url); if (m && state.recording) { m.leaveUs = hrNow(); m.cpuUs += cpuNow(); } },
     };
     if (timedInThread && !onFirstEsm) {
       keepHooks = true;
@@ -219,15 +219,14 @@ function recordModules(state, { hrNow, cpuNow }) {
           ...e,
           file: fileURLToPath(e.url),
           parent: e.parentURL ? fileURLToPath(e.parentURL) : null,
-          parentURL: undefined,
+          parentURL: undefined, importsUs: undefined, // the hooks' own fields
           startMs: msSinceStart(e.startUs),
           resolveStartMs: e.resolveStartUs == null ? null : msSinceStart(e.resolveStartUs),
           loadStartMs: e.loadStartUs == null ? null : msSinceStart(e.loadStartUs),
           compiledMs: e.compiledUs == null ? null : (e.compiledUs - e.loadStartUs) / 1000,
           importWindows: e.importsUs ? e.importsUs.map(([from, to]) => [msSinceStart(from), msSinceStart(to)]) : [],
-          importsUs: undefined,
           evalStartMs: mark ? msSinceStart(mark.enterUs) : null,
-          evalMs: mark && mark.leaveUs ? (mark.leaveUs - mark.enterUs) / 1000 : null,
+          evalMs: mark && mark.leaveUs ? (mark.leaveUs - mark.enterUs) / 1000 : null, evalCpuMs: mark && mark.leaveUs ? mark.cpuUs / 1000 : null,
         };
       }),
       builtins: [...builtins].sort(),
