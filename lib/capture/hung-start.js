@@ -3,7 +3,8 @@
 // inspector before the process is ended: the JavaScript it was running (a pause gives its stack),
 // or, when it was idle, what it was waiting on (timers, sockets, file requests); and the last
 // CommonJS modules it loaded. A process without a session (timed runs) opens its inspector on
-// SIGUSR1, on the free port launch.js asked for (--inspect-port=0).
+// SIGUSR1, on a free port (timing-only.cjs sets process.debugPort to 0: an --inspect-port flag in
+// NODE_OPTIONS would make the cluster module give each worker an inspector port of its own).
 const { connectWithRetry } = require('./inspector.js');
 const { isOwnCode } = require('../analyze/own-code.js');
 

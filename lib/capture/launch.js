@@ -69,11 +69,7 @@ function launch(opts) {
     COLDSTART_CLI_PID: String(process.pid),
   };
   if (opts.esm) env.COLDSTART_ESM = opts.esm;
-  if (opts.timingOnly) {
-    env.COLDSTART_TIMING = '1';
-    // No inspector is open; should the start hang, SIGUSR1 opens one on a free port (hung-start.js).
-    env.NODE_OPTIONS = `${env.NODE_OPTIONS} --inspect-port=0`;
-  }
+  if (opts.timingOnly) env.COLDSTART_TIMING = '1';
   if (opts.settleMs) env.COLDSTART_SETTLE = '1';
   if (opts.afterMs) env.COLDSTART_AFTER = '1';
 
@@ -167,7 +163,7 @@ function launch(opts) {
     inspectorUrl: () => inspectorUrl,
     /** The Node processes of the app's tree, the most recently started first (the app under an npm or a shell). */
     nodePids: () => (child.pid ? [child.pid, ...descendants([child.pid])] : [])
-      .filter((pid) => { try { return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'node'; } catch { return false; } })
+      .filter((pid) => { try { return /^node/.test(path.basename(fs.readlinkSync(`/proc/${pid}/exe`))); } catch { return false; } })
       .sort((a, b) => (startTicks(b) ?? 0) - (startTicks(a) ?? 0)),
   };
 }

@@ -19,6 +19,7 @@ function startTimingOnly({ writeChannelFile, cliWatcher, leaveChannel }) {
     writeChannelFile(`${process.pid}.ready.json`, { pid: process.pid, reason, readyAt, ...extra, ...(lazy ? { lazyLoaded: lazy.loaded().slice() } : {}) });
   };
   globalThis[Symbol.for('coldstart.agent')] = { timingOnly: true };
+  process.debugPort = 0; // should the start hang, SIGUSR1 opens an inspector on a free port (hung-start.js)
   // A CLI killed during its timed runs (check, bench, bundle's verification) cannot end the app:
   // it ends itself, its children with it.
   const cliAlive = cliWatcher(Number(process.env.COLDSTART_CLI_PID));
