@@ -31,7 +31,7 @@ const { generateFixture, LISTENING_PATTERN } = require('../lib/fixtures/generate
 const { readTarEntries } = require('../lib/start/tar-reader.js');
 const { INDEX_PATH } = require('../lib/archive-format.js');
 const { CommandError, UsageError } = require('../lib/errors.js');
-const { parseCount } = require('../lib/options.js');
+const { parseCount, parseLimits } = require('../lib/options.js');
 const { writeFileAtomic } = require('../lib/write-atomic.js');
 const { size } = require('../lib/report/terminal-format.js');
 const { treeSize } = require('../lib/tree-size.js');
@@ -770,15 +770,6 @@ function renderMarkdown(report) {
 // ---------------------------------------------------------------------------------------------
 // The command line
 
-/** --cpus 0.5: a share of the machine's CPUs, as docker run --cpus takes it. */
-function parseCpus(text) {
-  const cpus = Number(text);
-  if (!/^\d*\.?\d+$/.test(text) || !(cpus >= 0.01 && cpus <= os.availableParallelism())) {
-    throw new UsageError(`invalid --cpus "${text}": a share of CPUs from 0.01 to ${os.availableParallelism()}`);
-  }
-  return cpus;
-}
-
 function parseOptions(argv) {
   const { values } = parseArgs({
     args: argv,
@@ -810,7 +801,8 @@ function parseOptions(argv) {
     modules: count('modules', 1),
     seed: count('seed', 0),
     runtimes: list(values.runtimes),
-    cpus: values.cpus != null ? list(values.cpus).map(parseCpus) : null,
+    // A share as the commands' --cpus takes it (lib/options.js), docker run --cpus here.
+    cpus: values.cpus != null ? list(values.cpus).map((share) => parseLimits({ cpus: share }).cpus) : null,
     variants: values.variants ? list(values.variants) : undefined,
     baseImage: values['base-image'],
     tag: values.tag,
