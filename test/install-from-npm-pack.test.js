@@ -52,11 +52,46 @@ test('npm pack, npm install into an app, npx coldstart profile and view work the
   }
 });
 
-test('the command the summary suggests: npx coldstart for a local install in or above the working directory, coldstart otherwise', () => {
+// The summary's hint pasted as printed, into a shell with the user's PATH, where they are: in
+// the checkout (npx finds it), in an app elsewhere with coldstart not on PATH (node and the
+// path), and with coldstart linked onto PATH as a global install links it.
+test('the summary\'s "Open the report" line, pasted as printed, runs where the user is', { timeout: 120_000 }, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-hint-'));
+  try {
+    const app = path.join(dir, 'app');
+    fs.mkdirSync(app);
+    fs.writeFileSync(path.join(app, 'server.js'), "require('http').createServer((q, s) => s.end('ok')).listen(0, () => console.log('up'));\n");
+    const linked = path.join(dir, 'bin');
+    fs.mkdirSync(linked);
+    fs.symlinkSync(path.join(REPO, 'bin', 'coldstart.js'), path.join(linked, 'coldstart'));
+    // PATH as the user has it: node and the system's tools, no coldstart (unless linked).
+    const plainPath = [path.dirname(process.execPath), ...(process.env.PATH || '').split(path.delimiter)]
+      .filter((d) => d && !fs.existsSync(path.join(d, 'coldstart'))).join(path.delimiter);
+    const places = [
+      { where: 'the checkout', cwd: REPO, PATH: plainPath, expect: /^npx coldstart view / },
+      { where: 'an app, coldstart not on PATH', cwd: app, PATH: plainPath, expect: /^node \S+bin\/coldstart\.js view / },
+      { where: 'an app, coldstart linked onto PATH', cwd: app, PATH: `${linked}${path.delimiter}${plainPath}`, expect: /^coldstart view / },
+    ];
+    for (const [i, place] of places.entries()) {
+      const out = path.join(dir, `report-${i}`);
+      const env = { ...process.env, PATH: place.PATH, BROWSER: 'true', npm_config_offline: 'true' };
+      const profiled = spawnSync(process.execPath, [path.join(REPO, 'bin', 'coldstart.js'), 'profile', '--out', out, '--', 'node', path.join(app, 'server.js')], { cwd: place.cwd, env, encoding: 'utf8', timeout: 60_000 });
+      assert.strictEqual(profiled.status, 0, profiled.stdout + profiled.stderr);
+      const hint = /Open the report: +(.+?) {3}\(a file any browser opens\)/.exec(profiled.stdout);
+      assert.ok(hint, profiled.stdout);
+      assert.match(hint[1], place.expect, place.where);
+      const pasted = spawnSync('sh', ['-c', hint[1]], { cwd: place.cwd, env, encoding: 'utf8', timeout: 60_000 });
+      assert.strictEqual(pasted.status, 0, `${place.where}: \`${hint[1]}\` exited ${pasted.status}: ${pasted.stdout}${pasted.stderr}`);
+    }
+  } finally {
+    rm(dir);
+  }
+});
+
+test('the command the summary suggests: npx coldstart for a local install in or above the working directory', () => {
   const { coldstartCommand } = require('../lib/report/terminal.js');
-  assert.strictEqual(coldstartCommand('/srv/app/node_modules/coldstart', '/srv/app'), 'npx coldstart');
-  assert.strictEqual(coldstartCommand('/srv/app/node_modules/coldstart', '/srv/app/services/api'), 'npx coldstart');
-  assert.strictEqual(coldstartCommand('/usr/lib/node_modules/coldstart', '/srv/app'), 'coldstart', 'a global install is on PATH');
-  assert.strictEqual(coldstartCommand('/home/u/.npm/_npx/1a2b/node_modules/coldstart', '/srv/app'), 'npx coldstart');
-  assert.strictEqual(coldstartCommand('/home/u/src/coldstart', '/srv/app'), 'coldstart', 'a checkout linked onto PATH');
+  assert.strictEqual(coldstartCommand('/srv/app/node_modules/coldstart', '/srv/app', ''), 'npx coldstart');
+  assert.strictEqual(coldstartCommand('/srv/app/node_modules/coldstart', '/srv/app/services/api', ''), 'npx coldstart');
+  assert.strictEqual(coldstartCommand('/home/u/.npm/_npx/1a2b/node_modules/coldstart', '/srv/app', ''), 'npx coldstart');
+  assert.strictEqual(coldstartCommand('/srv/app/node_modules/coldstart', '/srv/other', ''), 'node /srv/app/node_modules/coldstart/bin/coldstart.js');
 });

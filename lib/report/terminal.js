@@ -127,21 +127,47 @@ function busyLine(machine, runs) {
   const waited = machine.runQueueMs != null ? `waited for a CPU ${ms(machine.runQueueMs)}, ${pct(machine.runQueueShare)}`
     : `was not running ${ms(machine.offCpuMs)}, ${pct(machine.offCpuShare)}`;
   return `the machine was busy: the app ${waited} of the profiled time ` +
-    `(load average ${machine.loadAverage[0]} on ${count(machine.cpus, 'CPU')}${floor}); ` +
+    `(load average ${machine.loadAverage[0]}${machine.loadAverageOf ? ` of ${machine.loadAverageOf}` : ''} on ${count(machine.cpus, 'CPU')}${floor}); ` +
     'module times are the CPU they used, the rest is shown apart';
 }
 
 /**
- * How the user runs this coldstart again: `npx coldstart` when it is a local install of the
- * project they are in (or npx's own), since `coldstart` alone is then not on their PATH.
+ * How the user runs this coldstart again, as a line to paste where they are: `coldstart` when that
+ * name on their PATH is this install; `npx coldstart` where npx finds it (a local install of the
+ * project they are in, a checkout of coldstart they are in, npx's own cache); else node and the path.
  */
-function coldstartCommand(installed = INSTALL_DIR, cwd = process.cwd()) {
+function coldstartCommand(installed = INSTALL_DIR, cwd = process.cwd(), searchPath = process.env.PATH || '') {
+  const bin = path.join(installed, 'bin', 'coldstart.js');
+  if (onPath(bin, searchPath)) return 'coldstart';
+  if (installed.includes(`${path.sep}_npx${path.sep}`)) return 'npx coldstart';
   const marker = `${path.sep}node_modules${path.sep}`;
   const at = installed.lastIndexOf(marker);
-  if (at === -1) return 'coldstart';
-  if (installed.includes(`${path.sep}_npx${path.sep}`)) return 'npx coldstart';
-  const rel = path.relative(installed.slice(0, at), cwd);
-  return rel.startsWith('..') || path.isAbsolute(rel) ? 'coldstart' : 'npx coldstart';
+  const project = at === -1 ? installed : installed.slice(0, at);
+  const rel = path.relative(project, cwd);
+  if (!rel.startsWith('..') && !path.isAbsolute(rel)) return 'npx coldstart';
+  return `node ${require('../shell-words.js').shellWord(bin)}`;
+}
+
+/**
+ * Whether `coldstart` on this PATH is bin (a link to it, as npm installs it globally). A
+ * node_modules/.bin is left aside: npx and npm scripts put it there for the command they run only.
+ */
+function onPath(bin, searchPath) {
+  const fs = require('node:fs');
+  let own;
+  try {
+    own = fs.realpathSync(bin);
+  } catch {
+    return false;
+  }
+  const npmBin = `${path.sep}node_modules${path.sep}.bin`;
+  return searchPath.split(path.delimiter).filter((dir) => dir && !path.normalize(dir).endsWith(npmBin)).some((dir) => {
+    try {
+      return fs.realpathSync(path.join(dir, 'coldstart')) === own;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** "Waited on": the longest outbound requests and child processes before the ready moment. */
