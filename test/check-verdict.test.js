@@ -194,3 +194,28 @@ test('a check that goes on while it cannot decide looks at planned run counts, e
   assert.ok(everyRun > 0.04, `looking after every run at 95%: ${everyRun}`);
   assert.ok(looked <= 0.025, `the planned looks: ${looked}`);
 });
+
+test('runs judged less what each waited for a CPU, when every run of both sides read it; else as measured', () => {
+  const { judgedRuns, baselineRuns } = require('../lib/check/baseline-runs.js');
+  // Idle baseline: 60 ms, no wait. Now, on a busy machine: 100 ms of which 40 waiting for a CPU.
+  const baseline = { readyAt: 60, check: { samples: around(60, 3), runQueue: around(0, 0), control: around(30, 2), controlRunQueue: around(0, 0) } };
+  const now = { samples: around(100, 3), runQueue: around(40, 1), control: around(50, 2), controlRunQueue: around(20, 1) };
+  const judged = judgedRuns(now, baselineRuns(baseline));
+  assert.strictEqual(judged.lessCpuWait, true);
+  assert.deepStrictEqual(judged.now.samples, now.samples.map((x, i) => Math.round((x - now.runQueue[i]) * 100) / 100));
+  const limits = { baseline: judged.baseline };
+  const same = evaluateChecks({ ...judged.now, lessCpuWait: true, modules: 1 }, limits).checks[0];
+  assert.strictEqual(same.verdict, 'pass', same.message);
+  assert.match(same.message, /^time to ready \(less waiting for a CPU\) over the control app, against the baseline/);
+  // As measured, the same runs are 40 ms slower: the wait is what a verdict on wall time would see.
+  const asMeasured = evaluateChecks({ samples: now.samples, control: now.control, modules: 1 }, { baseline: { samples: baseline.check.samples } }).checks[0];
+  assert.strictEqual(asMeasured.verdict, 'fail', asMeasured.message);
+
+  // A baseline recorded before its runs read the wait, a run that could not read it: as measured.
+  const old = judgedRuns(now, baselineRuns({ readyAt: 60, check: { samples: around(60, 3), control: around(30, 2) } }));
+  assert.strictEqual(old.lessCpuWait, false);
+  assert.deepStrictEqual(old.now.samples, now.samples);
+  assert.strictEqual(judgedRuns({ samples: [1, 2], runQueue: [0, null] }).lessCpuWait, false);
+  const budget = evaluateChecks({ ...judgedRuns(now).now, lessCpuWait: true, modules: 1 }, { budgetMs: 80 }).checks[0];
+  assert.match(budget.message, /^time to ready \(less waiting for a CPU\) 60(\.0)? ms .* is within the budget of 80(\.0)? ms$/);
+});

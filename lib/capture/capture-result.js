@@ -43,7 +43,7 @@ function resultHead(run) {
 function timedResult(payload, run, outsideMs) {
   return {
     ...resultHead(run), timingOnly: true,
-    pid: payload.pid, readyAt: payload.readyAt, outsideMs, ...listenAndAnswerFields(payload),
+    pid: payload.pid, readyAt: payload.readyAt, runQueueMs: payload.runQueueMs ?? null, outsideMs, ...listenAndAnswerFields(payload),
     exitCode: payload.exitCode, address: payload.address || null,
     lazyLoaded: payload.lazyLoaded, // with a COLDSTART_LAZY stand-in: when it was first touched
   };

@@ -3,11 +3,33 @@
 // two, run against run where both kept their runs. The diff shows the times as they were measured:
 // every median it prints is the one the check and the baseline print for the same runs.
 
-/** What a baseline holds of its runs: every timed run and its control run when recorded by check, else its one figure. */
+/**
+ * What a baseline holds of its runs: every timed run and its control run when recorded by check
+ * (with what each waited for a CPU, when recorded), else its one figure.
+ */
 function baselineRuns(baseline) {
   const check = baseline.check || {};
-  if (Array.isArray(check.samples) && check.samples.length) return { samples: check.samples, control: check.control || undefined };
-  return { samples: [baseline.readyAt] };
+  if (!Array.isArray(check.samples) || !check.samples.length) return { samples: [baseline.readyAt] };
+  return { samples: check.samples, runQueue: check.runQueue, control: check.control || undefined, controlRunQueue: check.controlRunQueue };
+}
+
+// Every run of a side says what it waited for a CPU (Linux; a baseline recorded before check read it does not).
+const waitsKnown = (xs, waits) => !xs || (Array.isArray(waits) && waits.length === xs.length && waits.every(Number.isFinite));
+const knowsCpuWait = (side) => waitsKnown(side.samples, side.runQueue) && waitsKnown(side.control, side.controlRunQueue);
+
+/**
+ * The figures check judges of its runs and of the baseline's: time to ready less what the app's
+ * main thread waited for a CPU, when every run of both sides read it, so that a machine busier in
+ * one than in the other does not move the verdict; else the times as measured.
+ * @param {import('./measure-runs.js').TimedRuns} now
+ * @param {?import('./measure-runs.js').TimedRuns} [baseline]
+ * @returns {{ now: { samples: number[], control: ?number[] }, baseline: ?{ samples: number[], control: ?number[] }, lessCpuWait: boolean }}
+ */
+function judgedRuns(now, baseline = null) {
+  const lessCpuWait = knowsCpuWait(now) && (!baseline || knowsCpuWait(baseline));
+  const less = (xs, waits) => xs && (lessCpuWait ? xs.map((x, i) => Math.round(Math.max(0, x - waits[i]) * 100) / 100) : xs);
+  const side = (s) => s && { samples: less(s.samples, s.runQueue), control: less(s.control || null, s.controlRunQueue) };
+  return { now: side(now), baseline: side(baseline), lessCpuWait };
 }
 
 /**
@@ -39,4 +61,4 @@ function scaleRuns(runs, factor) {
   return { ...runs, moduleSelfMs: scale(runs.moduleSelfMs), packageSelfMs: scale(runs.packageSelfMs), categoryMs: scale(runs.categoryMs) };
 }
 
-module.exports = { baselineRuns, diffWithBaseline };
+module.exports = { baselineRuns, judgedRuns, diffWithBaseline };

@@ -14,6 +14,11 @@ const DETAIL_RUNS = 10;
 const FAILED_START = new Set(['TIMEOUT', 'APP_FAILED', 'EXIT_WITHOUT_LISTEN']);
 
 /**
+ * @typedef {{ samples: number[], runQueue: Array<?number>, control?: ?number[], controlRunQueue?: ?Array<?number> }} TimedRuns
+ *   times to ready and, run for run, what each run waited for a CPU (baseline-runs.js judgedRuns)
+ */
+
+/**
  * n rounds, each: the app to ready timed only (no inspector, no hooks), then the control app,
  * timed the same way, after one uncounted warm-up round of every side; the first DETAIL_RUNS
  * rounds start with a run that records the modules. With a baseline command, each round runs it
@@ -23,7 +28,7 @@ const FAILED_START = new Set(['TIMEOUT', 'APP_FAILED', 'EXIT_WITHOUT_LISTEN']);
  * With adviceRuns, that many more runs under the profiler with coverage find the avoidable startup
  * work (the advice of coldstart profile): report.adviceCheck = { totals (ms per run), findings }.
  * @param {{runOptions: object, runs: number, baselineCommand: ?string[], adviceRuns?: number,
- *   more?: { atMost: number, inconclusive: (app: { samples: number[], control: ?number[] }, baseline: ?{ samples: number[] }) => boolean },
+ *   more?: { atMost: number, inconclusive: (app: TimedRuns, baseline: ?TimedRuns) => boolean },
  *   onProgress?: (text: string) => void}} options
  * @returns {Promise<{ report: object, baseline: ?object }>} reports built from the detailed runs,
  *   with every run kept in `check`
@@ -36,6 +41,7 @@ async function measureRuns({ runOptions: common, runs, baselineCommand, adviceRu
   const control = baselineCommand ? null : controlCommand(common.command, common.until || { mode: 'listen' });
   const detailRuns = Math.min(runs, DETAIL_RUNS);
   const details = { app: [], baseline: [] };
+  const waits = { app: [], baseline: [], control: [] }; // what each timed run waited for a CPU, run for run
   const advised = [];
   const go = (options) => capture({ ...common, ...options, signal: traps.signal, force: traps.force });
   // A start of the app that hangs or crashes is counted and started again: one start in fifty that
@@ -71,7 +77,9 @@ async function measureRuns({ runOptions: common, runs, baselineCommand, adviceRu
         details[name].push(detail);
       }
       const r = await start(name, { command, timingOnly: true });
-      return r.partial || !Number.isFinite(r.readyAt) ? STOP : r.readyAt;
+      if (r.partial || !Number.isFinite(r.readyAt)) return STOP;
+      waits[name].push(r.runQueueMs ?? null);
+      return r.readyAt;
     },
   });
   const variants = [side('app', common.command)];
@@ -85,7 +93,10 @@ async function measureRuns({ runOptions: common, runs, baselineCommand, adviceRu
       warmup: 1,
       more: more && {
         atMost: more.atMost,
-        needed: (s) => more.inconclusive({ samples: s.app, control: s.control || null }, s.baseline ? { samples: s.baseline } : null),
+        needed: (s) => more.inconclusive(
+          { samples: s.app, runQueue: waits.app, control: s.control || null, controlRunQueue: s.control ? waits.control : null },
+          s.baseline ? { samples: s.baseline, runQueue: waits.baseline } : null,
+        ),
       },
       onRun: ({ round, rounds, warmup }) => onProgress(warmup ? 'warm-up run…' : `run ${round + 1}/${rounds}${round < detailRuns ? ', with module records' : ''}…`),
     });
@@ -100,9 +111,9 @@ async function measureRuns({ runOptions: common, runs, baselineCommand, adviceRu
     traps.dispose();
   }
   const { samples } = measured;
-  const app = checkReport(details.app, samples.app, control && samples.control, control);
+  const app = checkReport(details.app, { samples: samples.app, runQueue: waits.app }, control && { samples: samples.control, runQueue: waits.control }, control);
   app.check.starts = { attempted: starts, failed };
-  const base = baselineCommand ? checkReport(details.baseline, samples.baseline, null, null) : null;
+  const base = baselineCommand ? checkReport(details.baseline, { samples: samples.baseline, runQueue: waits.baseline }, null, null) : null;
   if (adviceRuns) {
     // The run whose total is the median stands for the others in the report.
     const sorted = [...advised].sort((a, b) => a.totalMs - b.totalMs);
@@ -119,8 +130,12 @@ function adviceOf(result) {
   return { findings, totalMs: Math.round(findings.reduce((sum, a) => sum + a.estimatedMs, 0) * 100) / 100 };
 }
 
-/** A report.json of the detailed runs whose readyAt is the median of the timed runs, every run kept in `check`. */
-function checkReport(details, samples, control, controlCommand) {
+/**
+ * A report.json of the detailed runs whose readyAt is the median of the timed runs, every run kept
+ * in `check`: its time to ready and what it waited for a CPU (null where Linux does not say).
+ */
+function checkReport(details, timed, control, controlCommand) {
+  const { samples } = timed;
   const { buildReport } = require('../analyze/startup-report.js');
   const { runSamples } = require('../report/run-samples.js');
   const { median } = require('../stats.js');
@@ -134,7 +149,9 @@ function checkReport(details, samples, control, controlCommand) {
     check: {
       runs: samples.length,
       samples: samples.map(round),
-      control: control ? control.map(round) : null,
+      runQueue: timed.runQueue.map((x) => (x == null ? null : round(x))),
+      control: control ? control.samples.map(round) : null,
+      controlRunQueue: control ? control.runQueue.map((x) => (x == null ? null : round(x))) : null,
       controlCommand,
       detail: runSamples(reports),
       // Memory at the ready moment in each detailed run (the timed runs read none).

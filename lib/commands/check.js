@@ -10,7 +10,7 @@ const { parseDuration, parseSize, parseCount, listItems, captureOptions, capture
 const { ensureWritableDir } = require('../output-target.js');
 const { readReport } = require('../report/read-report.js');
 const { shellWord, splitShellWords } = require('../shell-words.js');
-const { baselineRuns, diffWithBaseline } = require('../check/baseline-runs.js');
+const { baselineRuns, judgedRuns, diffWithBaseline } = require('../check/baseline-runs.js');
 const { warning, showWarnings } = require('../warnings.js');
 
 // Profiled runs with coverage for --budget advice=: enough to see a finding move with the machine.
@@ -78,7 +78,11 @@ module.exports = {
         more: maxRuns > runs ? {
           atMost: maxRuns,
           // Between two looks the runs go on unjudged.
-          inconclusive: (app, alongside) => !looks.at.includes(app.samples.length) || moreRunsWouldDecide({ ...app, modules: 0 }, limitsFor(alongside ? { ...alongside, alternated: true } : saved)),
+          inconclusive: (app, alongside) => {
+            if (!looks.at.includes(app.samples.length)) return true;
+            const judged = judgedRuns(app, alongside || saved);
+            return moreRunsWouldDecide({ ...judged.now, lessCpuWait: judged.lessCpuWait, modules: 0 }, limitsFor(judged.baseline && { ...judged.baseline, alternated: Boolean(alongside) }));
+          },
         } : null,
         onProgress: (text) => progress.phase(text),
       });
@@ -88,9 +92,11 @@ module.exports = {
     const { report } = measured;
     if (baselineCommand) baseline = measured.baseline;
     const compared = baseline && !argv.updateBaseline ? baseline : null;
+    // Judged less what the runs waited for a CPU where both sides read it (baseline-runs.js).
+    const judged = judgedRuns(report.check, compared && baselineRuns(compared));
     const verdict = evaluateChecks(
-      { samples: report.check.samples, control: report.check.control, modules: report.modules.length, advice: report.adviceCheck, memory: report.check.memory, starts: report.check.starts, heldBy: report.memory && report.memory.sampled && report.memory.sampled.packages },
-      { ...limitsFor(compared && { ...baselineRuns(compared), alternated: Boolean(baselineCommand) }), maxModules, maxAdviceMs, maxRssBytes, maxHeapBytes },
+      { ...judged.now, lessCpuWait: judged.lessCpuWait, modules: report.modules.length, advice: report.adviceCheck, memory: report.check.memory, starts: report.check.starts, heldBy: report.memory && report.memory.sampled && report.memory.sampled.packages },
+      { ...limitsFor(judged.baseline && { ...judged.baseline, alternated: Boolean(baselineCommand) }), maxModules, maxAdviceMs, maxRssBytes, maxHeapBytes },
     );
     // Runs that cannot decide are a warning: exit 3, and --strict makes it a failure.
     const warnings = verdict.checks.filter((c) => c.verdict === 'inconclusive')
@@ -118,6 +124,9 @@ module.exports = {
         readyAt: report.readyAt,
         readyAtInterval: medianInterval(report.check.samples),
         samples: report.check.samples,
+        // What each run waited for a CPU; lessCpuWait: the verdicts judged the times less it.
+        runQueue: report.check.runQueue,
+        lessCpuWait: judged.lessCpuWait,
         control: report.check.control && { command: report.check.controlCommand, ...medianInterval(report.check.control), samples: report.check.control },
         runs: report.check.runs,
         modules: report.modules.length,
@@ -133,7 +142,7 @@ module.exports = {
     } else if (format === 'markdown') {
       ctx.stdout.write(markdown());
     } else if (!argv.quiet || !ok) {
-      ctx.stdout.write(renderCheck({ report, verdict, ok, against, ctx, shownBaseline, baseline: compared, updated: argv.updateBaseline }));
+      ctx.stdout.write(renderCheck({ report, verdict, ok, against, ctx, shownBaseline, baseline: compared, updated: argv.updateBaseline, lessCpuWait: judged.lessCpuWait }));
     }
     // Under GitHub Actions the verdict goes to the job summary too, whatever stdout has (the old
     // --format markdown prints it there already, for a `>> "$GITHUB_STEP_SUMMARY"` of its own).
@@ -249,7 +258,7 @@ function parseBaselineCommand(argv, cwd) {
   return require('../capture/command-check.js').checkCommand(words, cwd);
 }
 
-function renderCheck({ report, verdict, ok, against, ctx, shownBaseline, baseline, updated }) {
+function renderCheck({ report, verdict, ok, against, ctx, shownBaseline, baseline, updated, lessCpuWait }) {
   const { size, palette, count, formatMs } = require('../report/terminal-format.js');
   const { renderDiff } = require('../report/diff.js');
   const { medianInterval, formatMedianInterval, median } = require('../stats.js');
@@ -261,6 +270,8 @@ function renderCheck({ report, verdict, ok, against, ctx, shownBaseline, baselin
     `${bold('coldstart check')}: ${report.command.join(' ')}`,
     `  time to ready: median ${bold(formatMedianInterval(mi))}${coverage} of ${count(mi.n, 'run')}`,
   ];
+  const waited = lessCpuWait ? median(check.runQueue) : 0;
+  if (waited >= 1) lines.push(`  of which waiting for a CPU (a busy machine): median ${formatMs(waited)} ms a run; the verdicts judge the time less it`);
   if (check.control) {
     const control = medianInterval(check.control);
     const before = baseline && baseline.check && Array.isArray(baseline.check.control) && baseline.check.control.length

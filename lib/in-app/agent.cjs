@@ -138,7 +138,7 @@ function start() {
   const moduleTiming = recordModules(state, { hrNow, cpuNow });
   const fileReads = recordFileReads(state, { hrNow, esmTimed: moduleTiming.esmTimed });
   moduleTiming.recordEsm();
-  const runQueueMs = () => waitedForCpuMs(fileReads.readUnseen);
+  const { waitedForCpuMs: runQueueMs } = require('./process-start.cjs');
 
   // 5. The ready moment: the first listen, the server's first answer, or the first 2xx of a
   // readiness URL polled from then on. The listen is said apart.
@@ -250,16 +250,4 @@ function cliGone(state, inspector) {
   try { inspector.close(); } catch { /* closed already */ }
   leaveChannel([`${process.pid}.json`, `${process.pid}.json.tmp`]);
   process.exit(1);
-}
-
-/**
- * ms the main thread has waited for a CPU while runnable (Linux schedstat; null without it): a busy
- * machine, told apart from waits in the kernel (disk reads, page faults), which are not its doing.
- */
-function waitedForCpuMs(readUnseen) {
-  try {
-    return Number(readUnseen('/proc/self/schedstat', 'latin1').split(' ')[1]) / 1e6;
-  } catch {
-    return null;
-  }
 }

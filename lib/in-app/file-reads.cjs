@@ -15,7 +15,6 @@ function recordFileReads(state, { hrNow, esmTimed }) {
   const readFileSync = fs.readFileSync; // our own reads are not the app's
   const reads = new Map(); // path -> how it was read
   const esmReads = []; // ES module source Node's loader read on this thread, where no hook times it
-  let ownRead = false;
 
   // Native addons loaded without require (rare, e.g. process.dlopen by hand).
   const origDlopen = process.dlopen;
@@ -32,7 +31,7 @@ function recordFileReads(state, { hrNow, esmTimed }) {
     return null; // a file descriptor or something else: nothing to pack
   }
   function noteRead(p, via) {
-    if (!state.recording || ownRead) return;
+    if (!state.recording) return;
     // The CommonJS loader reading the module it is loading: already recorded as a module.
     const top = state.stack[state.stack.length - 1];
     if (top && top.file === p) return;
@@ -52,7 +51,7 @@ function recordFileReads(state, { hrNow, esmTimed }) {
   // Node's ES module loader reads a module's source with readFileSync(file: URL), on the app's
   // thread: where no hook times ES modules (require(esm) on Node 20), that read is the module's load.
   fs.readFileSync = function coldstartReadFileSync(p) {
-    if (!(p instanceof URL) || esmTimed() || !state.recording || ownRead || !/\.m?js$/.test(p.pathname)) {
+    if (!(p instanceof URL) || esmTimed() || !state.recording || !/\.m?js$/.test(p.pathname)) {
       noteRead(p, 'fs');
       return readFileSync.apply(this, arguments);
     }
@@ -69,7 +68,7 @@ function recordFileReads(state, { hrNow, esmTimed }) {
   const wrapAsyncRead = (obj) => {
     const orig = obj.readFile;
     obj.readFile = function readFile(p) {
-      if (p instanceof URL && !esmTimed() && state.recording && !ownRead && /\.m?js$/.test(p.pathname)) {
+      if (p instanceof URL && !esmTimed() && state.recording && /\.m?js$/.test(p.pathname)) {
         const t = hrNow();
         esmReads.push({ file: fileURLToPath(p), parent: null, startUs: t, endUs: t });
       } else noteRead(p, 'fs');
@@ -81,15 +80,6 @@ function recordFileReads(state, { hrNow, esmTimed }) {
   wrap(fs.promises, 'open');
 
   return {
-    /** Reads a file of the agent's own (readFileSync's arguments), not counted as the app's. */
-    readUnseen(...args) {
-      ownRead = true;
-      try {
-        return readFileSync(...args);
-      } finally {
-        ownRead = false;
-      }
-    },
     /** What was read, times in ms since the process started (msSinceStart). */
     records: (msSinceStart) => ({
       esmReads: esmReads.map((r) => ({ file: r.file, parent: r.parent, startMs: msSinceStart(r.startUs), loadMs: (r.endUs - r.startUs) / 1000 })),

@@ -29,6 +29,18 @@ function startTicks(pid) {
   return fields ? Number(fields[19]) : null;
 }
 
+/**
+ * ms this process's main thread has waited for a CPU while runnable (Linux schedstat; null without
+ * it): a busy machine, told apart from waits in the kernel (disk reads, page faults).
+ */
+function waitedForCpuMs() {
+  try {
+    return Number(withFile('/proc/thread-self/schedstat', 'r', (fd) => readFileSync(fd, 'latin1')).split(' ')[1]) / 1e6;
+  } catch {
+    return null;
+  }
+}
+
 /** Whether `pid` is still the process that started at `ticks` (null: none known, so yes). */
 function sameProcess(pid, ticks) {
   return ticks == null || startTicks(pid) === ticks;
@@ -59,4 +71,4 @@ function killRecordedChildren(file) {
   }
 }
 
-module.exports = { startTicks, sameProcess, recordChild, recordedChildren, killRecordedChildren, procStat };
+module.exports = { startTicks, sameProcess, recordChild, recordedChildren, killRecordedChildren, procStat, waitedForCpuMs };

@@ -2,7 +2,6 @@
 // What module-timing.cjs and file-reads.cjs hand the agent, with nothing patched and nothing
 // recorded: the agent's stand-ins under COLDSTART_RECORD=0, where the overhead benchmark times
 // the inspector and its holds alone (bench/profile-overhead.js --parts).
-const { readFileSync } = require('fs');
 
 function recordModules() {
   return {
@@ -15,7 +14,6 @@ function recordModules() {
 
 function recordFileReads() {
   return {
-    readUnseen: (...args) => readFileSync(...args),
     records: () => ({ esmReads: [], reads: [] }),
   };
 }
