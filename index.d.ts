@@ -162,6 +162,8 @@ export interface ReportMachine {
   runQueueMs: number | null;
   runQueueShare: number | null;
   loadAverage: [number, number, number];
+  /** Whose load average it is when not the machine the app ran on: 'the host' for profile --docker under gVisor, whose own is 0. */
+  loadAverageOf?: string;
   cpus: number;
   /** A bare Node reaching the same ready moment, timed right after the capture; null when not timed. */
   floorMs: number | null;

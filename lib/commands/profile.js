@@ -210,8 +210,13 @@ async function profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs }
   }));
   if (got.appOutput && !argv.quiet) ctx.stderr.write(got.appOutput.endsWith('\n') ? got.appOutput : `${got.appOutput}\n`);
   const shown = (name) => path.relative(ctx.cwd, path.join(outDir, name)) || name;
+  // Inside gVisor the load average is the sandbox's own (0 whatever the host runs): the host's instead.
+  const machine = got.report.machine && require('../gvisor.js').isGvisor(runtime)
+    ? { ...got.report.machine, loadAverage: require('node:os').loadavg().map((n) => Math.round(n * 100) / 100), loadAverageOf: 'the host' }
+    : got.report.machine;
   const report = {
     ...got.report,
+    ...(machine ? { machine } : {}),
     ...(limits ? { limits: { cpus: limits.cpus, memoryBytes: null, how: `docker run --cpus ${limits.cpus}` } } : {}),
     container: { image: argv.docker, runtime, command: got.command },
     artifacts: Object.fromEntries(Object.entries(got.report.artifacts || {}).map(([k, v]) => [k, shown(path.posix.basename(v))])),

@@ -358,7 +358,7 @@ function renderBusyBanner(report) {
   const waited = busyShare(m);
   const share = Number.isFinite(waited) ? `${Math.round(waited * 100)}%` : 'part';
   const load = Array.isArray(m.loadAverage) && Number.isFinite(m.loadAverage[0])
-    ? ` (load average ${m.loadAverage[0].toFixed(2)}${Number.isFinite(m.cpus) ? ` on ${count(m.cpus, 'CPU')}` : ''})` : '';
+    ? ` (load average ${m.loadAverage[0].toFixed(2)}${m.loadAverageOf ? ` of ${m.loadAverageOf}` : ''}${Number.isFinite(m.cpus) ? ` on ${count(m.cpus, 'CPU')}` : ''})` : '';
   const what = Number.isFinite(m.runQueueShare) ? 'the app waited for a CPU' : 'the app was not running';
   return `<p class="busy" id="machine-busy">The machine was busy: for ${esc(share)} of the profiled time ${what}${esc(load)}; ` +
     'module times are CPU they used.</p>';
