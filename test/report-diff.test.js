@@ -81,14 +81,14 @@ test('single runs: no package or module time is judged (one run a side has no sp
   assert.match(text, /one run of each side cannot tell a package's or module's own time from noise/);
 });
 
-test('single runs of a busy machine: cannot tell, and says to compare sets of runs', () => {
+test('single runs of a busy machine, one not knowing its wait for a CPU: cannot tell, and says to compare sets of runs', () => {
   const d = diffReports({ ...before, machine: { busy: false } }, { ...after, machine: { busy: true, runQueueMs: 40 } });
   assert.deepStrictEqual([d.readyAt.verdict, d.readyAt.busy], ['cannot tell', ['after']]);
   assert.match(renderDiff(d), /time to ready: cannot tell from single runs: the machine was busy during the after run .*compare sets of runs \(coldstart diff a1\.json \.\.\. -- b1\.json \.\.\.\)/);
 });
 
-test('single runs: time to ready is judged less each run\'s wait for a CPU, and shown as measured', () => {
-  const busy = { ...after, readyAt: 200, machine: { runQueueMs: 90 } };
+test('single runs: time to ready is judged less each run\'s wait for a CPU, and shown as measured; a busy run is judged so too', () => {
+  const busy = { ...after, readyAt: 200, machine: { runQueueMs: 90, busy: true } };
   const quiet = { ...before, readyAt: 100, machine: { runQueueMs: 2 } };
   const d = diffReports(quiet, busy);
   assert.deepStrictEqual([d.readyAt.before, d.readyAt.after, d.readyAt.verdict], [100, 200, 'noise']);

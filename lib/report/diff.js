@@ -169,11 +169,12 @@ function diffReports(before, after, { top = 10, confidence = 0.95, samples = nul
       categories = Object.fromEntries(moved.map((row) => [row.category, row]));
     }
   } else {
-    // Shown as measured; judged less each run's wait for a CPU where both know it, and not at all
-    // when either run's machine was busy (a single run there moves by half or more).
+    // Shown as measured; judged less each run's wait for a CPU where both know it. Where they do
+    // not (no schedstat: gVisor, another OS), not at all when either run's machine was busy (a
+    // single run there moves by half or more).
     const judged = singleReadyAt(before, after);
     const band = round(SINGLE_RUN_NOISE.readyAtShare * Math.max(judged.before, judged.after));
-    const busy = [['before', before], ['after', after]].filter(([, r]) => r.machine && r.machine.busy).map(([side]) => side);
+    const busy = judged.lessCpuWait ? [] : [['before', before], ['after', after]].filter(([, r]) => r.machine && r.machine.busy).map(([side]) => side);
     const verdict = busy.length ? 'cannot tell' : singleChange(judged.before, judged.after, band).verdict;
     readyAt = { ...change(before.readyAt, after.readyAt), band, verdict, judged, busy };
   }
