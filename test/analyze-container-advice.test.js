@@ -15,6 +15,9 @@ test('a plain node start in a container: resolution and reads are what start wou
   assert.strictEqual(a.estimatedMs, 150);
   assert.match(a.evidence, /150 ms of the profile under gVisor \(runsc\) resolved and read 300 startup files/);
   assert.match(a.fix, /coldstart pack --code-cache.*coldstart start/);
+  // Not a timed start: said so, with how to time it, in the summary and report.html alike.
+  assert.strictEqual(a.verified.verdict, 'not verified');
+  assert.match(require('../lib/report/terminal.js').verifiedText(a.verified), /^not verified: the time this profile spent, not a start timed with the change: profile the image built with it \(coldstart profile --docker IMAGE --runtime runsc\) and compare the two with coldstart diff$/);
 });
 
 test('under coldstart start: a large compile share asks for a code cache; a small one says nothing', () => {
@@ -22,7 +25,7 @@ test('under coldstart start: a large compile share asks for a code cache; a smal
   assert.ok(underColdstartStart(start) && underColdstartStart(['npx', 'coldstart', 'start', '--', 'node', 'a.js']));
   assert.ok(!underColdstartStart(['node', 'start.js']));
   const [a] = containerAdvice(report(start, {}));
-  assert.deepStrictEqual([a.kind, a.estimatedMs], ['container-code-cache', 120]);
+  assert.deepStrictEqual([a.kind, a.estimatedMs, a.verified.verdict], ['container-code-cache', 120, 'not verified']);
   assert.deepStrictEqual(containerAdvice(report(start, { compile: 8 })), []);
 });
 
