@@ -4,6 +4,7 @@
 // spins 50 ms in a module before listening is "slower". No wall-clock constant is asserted: the
 // verdicts come from the runs themselves, alternated, so they hold on a loaded machine.
 const { test, before, after } = require('node:test');
+const { fastSkips } = require('./helpers/suite.js');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -37,7 +38,7 @@ async function bench(names, runs) {
   return { result: JSON.parse(r.stdout), log };
 }
 
-test('bench --compare runs each series once a round, in an order drawn at random, and compares each with the first', { timeout: 180_000 }, async () => {
+test('bench --compare runs each series once a round, in an order drawn at random, and compares each with the first', { timeout: 180_000, ...fastSkips('many timed runs of an app') }, async () => {
   const names = ['a', 'b', 'slow'];
   // A 95% interval leaves out the true shift (zero for a and b) once in twenty by design, and a
   // burst of load from elsewhere can widen one past 50 ms: a second, independent try makes a

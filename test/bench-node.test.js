@@ -4,7 +4,7 @@
 // version it runs on, and that of a `node` it starts, before it listens: the log shows that each
 // series ran on its Node (children too) and in which order the runs came. No wall-clock constant
 // is asserted: the verdicts come from the runs themselves, alternated.
-const { test, before, after } = require('node:test');
+const { test, before, after } = require('./helpers/suite.js').testLeftOutOfFast('several Node versions');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');

@@ -2,7 +2,7 @@
 // A gRPC server that reads .proto files at startup: its own (beside server.js) and one shipped
 // inside a package that is required by a computed name. The bundle must start and answer both
 // services, with the proto package kept in node_modules and explained.
-const test = require('node:test');
+const test = require('./helpers/suite.js').testLeftOutOfFast('ncc bundles');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');

@@ -3,7 +3,7 @@
 // instrumentation never sees express (its require hook cannot look inside a bundle:
 // opentelemetry-js #2708, #4174); bundled by coldstart, express stays in node_modules and a
 // request to the bundled server still produces the express span and the routed HTTP span.
-const test = require('node:test');
+const test = require('./helpers/suite.js').testLeftOutOfFast('ncc bundles');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');

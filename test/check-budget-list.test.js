@@ -1,7 +1,7 @@
 'use strict';
 // check's limits in one list flag and its runs in one flag: --budget 800ms,modules=N,advice=DURATION
 // (repeatable), --runs N..M; and under GitHub Actions the verdict appended to $GITHUB_STEP_SUMMARY.
-const test = require('node:test');
+const test = require('./helpers/suite.js').testLeftOutOfFast('many timed runs of an app');
 const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');

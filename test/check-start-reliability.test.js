@@ -2,7 +2,7 @@
 // A start that hangs one time in many: check counts every start of the app, starts a failed one
 // again, and FAILs naming what the hung one was doing (its stack, taken through the inspector it
 // opens on SIGUSR1 before it is ended) and the last modules it loaded. No process is left.
-const test = require('./helpers/suite.js').testLeftOutOfFast('many timed runs');
+const test = require('./helpers/suite.js').testLeftOutOfFast('many timed runs of an app');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');

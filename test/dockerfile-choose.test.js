@@ -3,7 +3,7 @@
 // of the modules, an ncc bundle with either) made here, each proven to answer as plain node does,
 // timed alternated; the Dockerfile of the fastest proven one is written (within the noise, the
 // simpler), and a start that answers otherwise is never chosen and says why.
-const test = require('node:test');
+const test = require('./helpers/suite.js').testLeftOutOfFast('many timed runs of an app');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');

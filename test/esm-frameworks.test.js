@@ -5,7 +5,7 @@
 // profile counts Nest's ES modules as modules; package times never add up to more than the time
 // to ready, on a busy machine too. And pack's check of its archive fails, naming the file, when a
 // startup file was read where the run could not see it.
-const test = require('node:test');
+const test = require('./helpers/suite.js').testLeftOutOfFast('whole framework apps (NestJS, fastify) packed and bundled');
 const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');

@@ -3,7 +3,7 @@
 // owns the command. profile and pack run `npx functions-framework --target=hello` to its listen
 // (or its first answered request, --until http:/); start runs the package binary in-process; the
 // preload serves the archive when the platform starts the framework itself.
-const test = require('node:test');
+const test = require('./helpers/suite.js').testLeftOutOfFast('whole framework apps (the Functions Framework)');
 const assert = require('node:assert');
 const fs = require('fs');
 const http = require('http');

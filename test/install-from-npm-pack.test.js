@@ -3,6 +3,7 @@
 // npm, then `npx coldstart` there. Proves the package's `files` list ships what the commands need
 // (the CLI, the in-app agent, the types, speedscope's assets through the dependency).
 const test = require('node:test');
+const { fastSkips } = require('./helpers/suite.js');
 const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');
@@ -12,7 +13,7 @@ const { REPO, rm } = require('./helpers/app.js');
 
 const npm = (args, cwd) => spawnSync('npm', args, { cwd, encoding: 'utf8', timeout: 300_000 });
 
-test('npm pack, npm install into an app, npx coldstart profile and view work there', { timeout: 360_000 }, () => {
+test('npm pack, npm install into an app, npx coldstart profile and view work there', { timeout: 360_000, ...fastSkips('npm pack and an install') }, () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-installed-'));
   try {
     const packed = npm(['pack', '--json', '--pack-destination', dir], REPO);

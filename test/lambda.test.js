@@ -3,7 +3,7 @@
 // fixtures/lambda-app's lockfile), against the Runtime API coldstart serves on 127.0.0.1: init to
 // the runtime's first request for an event, the first invocation apart, the archive served by the
 // preload at init, and the ways a function fails to start.
-const test = require('node:test');
+const test = require('./helpers/suite.js').testLeftOutOfFast('aws-lambda-ric (a native build at install)');
 const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');

@@ -2,7 +2,7 @@
 // A real Node-API addon (fixtures/native-addon, built with node-gyp) through profile,
 // pack and start. Addons are dlopen'ed from disk, never from memory: these tests guard
 // that they are recorded, packed, and left to Node's loader in both start modes.
-const test = require('node:test');
+const test = require('./helpers/suite.js').testLeftOutOfFast('a native addon compiled');
 const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');

@@ -4,7 +4,7 @@
 // start shows (file names, require.cache, require.resolve, stack frames, import()), a file changed
 // after pack must be what runs, and an app that cannot have a snapshot is told why and keeps its
 // archive.
-const test = require('node:test');
+const test = require('./helpers/suite.js').testLeftOutOfFast('V8 startup snapshots built');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');

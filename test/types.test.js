@@ -2,6 +2,7 @@
 // The programmatic API as TypeScript and ES module users reach it: by the package name, from a
 // project that has coldstart in its node_modules.
 const test = require('node:test');
+const { fastSkips } = require('./helpers/suite.js');
 const assert = require('node:assert');
 const fs = require('fs');
 const os = require('os');
@@ -26,7 +27,7 @@ function tsc(dir, file) {
   return spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8' });
 }
 
-test('index.d.ts: a TypeScript consumer of the API compiles; wrong uses are type errors', () => {
+test('index.d.ts: a TypeScript consumer of the API compiles; wrong uses are type errors', fastSkips('the TypeScript compiler'), () => {
   const dir = project();
   try {
     for (const name of ['consumer.ts', 'misuse.ts']) fs.copyFileSync(path.join(__dirname, 'types', name), path.join(dir, name));

@@ -19,6 +19,19 @@ function unlessFast(t, what) {
 /** test() options for a test left out of the fast part: `test(name, fastSkips('many timed runs'), fn)`. */
 const fastSkips = (what) => ({ skip: FAST && `npm run test:fast leaves out tests that need ${what}` });
 
+/**
+ * node:test for a test file the fast part leaves out whole: its tests skip there, each saying what
+ * it needs, and its hooks (a fixture's install, a bundle built for all its tests) do not run.
+ * @param {string} what what the file's tests need, e.g. 'ncc bundles'
+ */
+function testLeftOutOfFast(what) {
+  const test = require('node:test');
+  if (!FAST) return test;
+  const skipped = (name, options, fn) => test(name, { ...(typeof options === 'object' ? options : {}), ...fastSkips(what) }, typeof options === 'function' ? options : fn);
+  const none = () => {};
+  return Object.assign(skipped, test, { test: skipped, before: none, after: none, beforeEach: none, afterEach: none });
+}
+
 // The Node of the benchmark images (BENCHMARKS.md). The benchmark scripts' end-to-end runs, and the
 // few flows no Node changes that take a minute of runs each (a CI workflow, a documented deploy, the
 // old spellings), run on this Node, which CI runs; the other Nodes say so in their skip line. CI's
@@ -37,4 +50,4 @@ function onBenchmarkNode(t, what = "a benchmark script's end-to-end run") {
   return false;
 }
 
-module.exports = { FAST, unlessFast, fastSkips, onBenchmarkNode, BENCHMARK_NODE };
+module.exports = { FAST, unlessFast, fastSkips, testLeftOutOfFast, onBenchmarkNode, BENCHMARK_NODE };
