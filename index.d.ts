@@ -396,6 +396,64 @@ export function capture(options: CaptureOptions): Promise<CaptureResult>;
 /** capture + analysis: the report.json document, the raw profile and the capture result. */
 export function profile(options: CaptureOptions): Promise<{ report: StartupReport; profile: CpuProfile | undefined; result: CaptureResult }>;
 
+/** What check() takes besides the app's capture options: the runs, the limits, the baseline. */
+export interface CheckOptions extends CaptureOptions {
+  /** Runs first (default 6); while they cannot decide, more up to maxRuns (default 3 x runs). */
+  runs?: number;
+  maxRuns?: number;
+  budgetMs?: number;
+  maxModules?: number;
+  maxAdviceMs?: number;
+  maxRssBytes?: number;
+  maxHeapBytes?: number;
+  /** '10%' of the baseline's median (the default, at least 10 ms) or a duration such as '25ms'. */
+  tolerance?: string;
+  /** A report.json check wrote, or its file. */
+  baseline?: object | string;
+  /** The baseline revision's command, run alternately with the app instead of the control app. */
+  baselineCommand?: string[];
+}
+
+/** One limit judged: pass, fail, or inconclusive (the runs cannot decide). */
+export interface CheckVerdict {
+  name: 'starts' | 'budget' | 'max-modules' | 'baseline' | 'max-advice' | 'max-rss' | 'max-heap';
+  ok: boolean;
+  verdict: 'pass' | 'fail' | 'inconclusive';
+  actual: number | null;
+  limit: number;
+  low?: number | null;
+  high?: number | null;
+  runsNeeded?: number | null;
+  message: string;
+}
+
+/** What `coldstart check --json` prints, and check() resolves to. */
+export interface CheckResult {
+  ok: boolean;
+  verdict: 'pass' | 'fail' | 'inconclusive';
+  command: string[];
+  readyAt: number;
+  readyAtInterval: { median: number; low: number | null; high: number | null; confidence: number; n: number };
+  samples: number[];
+  /** What each run waited for a CPU (null where the kernel does not say); lessCpuWait: the verdicts judged the times less it. */
+  runQueue: Array<number | null>;
+  lessCpuWait: boolean;
+  control: { command: string[]; median: number; low: number | null; high: number | null; samples: number[] } | null;
+  runs: number;
+  modules: number;
+  files: number;
+  bytes: number;
+  checks: CheckVerdict[];
+  warnings: Array<{ code: string; message: string; context: object }>;
+  baseline: string | null;
+  baselineCommand: string | null;
+  baselineWritten: boolean;
+  diff: object | null;
+}
+
+/** coldstart check as a function: the runs judged against the limits and a baseline; nothing printed or written. */
+export function check(options: CheckOptions): Promise<CheckResult>;
+
 /**
  * Writes the deterministic startup archive. A file whose real path is outside root is never
  * stored: it throws an error with code PACK_PATH_ESCAPES.

@@ -32,9 +32,31 @@ function pack(options) {
   return require('./pack/archive.js').writeArchive(options);
 }
 
+/**
+ * `coldstart check` as a function, its engine: the app run to ready `runs` times beside the control
+ * app (or `baselineCommand`), judged against the limits given and a baseline. Resolves to the
+ * document `coldstart check --json` prints; nothing is printed or written.
+ * @param {object} options the app's capture options (command, cwd, env, until (default: its first
+ *   answer, as the CLI), timeoutMs, ...) and: runs (default 6), maxRuns (default 3 x runs), budgetMs,
+ *   maxModules, maxAdviceMs, maxRssBytes, maxHeapBytes, tolerance ('10%' or '25ms'), baseline (a
+ *   report.json check wrote, or its file), baselineCommand (the baseline revision's command)
+ */
+async function check(options) {
+  const { runs = 6, maxRuns = 3 * runs, budgetMs = null, maxModules = null, maxAdviceMs = null, maxRssBytes = null, maxHeapBytes = null, tolerance, baseline = null, baselineCommand = null, ...app } = options;
+  const cwd = app.cwd || process.cwd();
+  const saved = typeof baseline === 'string' ? require('./report/read-report.js').readReport(baseline, cwd) : baseline;
+  const result = await require('./check/check-app.js').checkApp({
+    runOptions: { until: require('./options.js').parseUntil('answer'), ...app, cwd, profile: false },
+    runs, maxRuns, baseline: saved, baselineCommand,
+    limits: { budgetMs, maxModules, maxAdviceMs, maxRssBytes, maxHeapBytes, tolerance: require('./check/verdict.js').parseTolerance(tolerance) },
+  });
+  const shown = { baseline: typeof baseline === 'string' ? baseline : null, baselineCommand: baselineCommand && require('./shell-words.js').shellLine(baselineCommand), baselineWritten: false };
+  return require('./report/check-summary.js').checkJson(result, shown);
+}
+
 /** Statistics over timing samples: n, min, max, mean, median, stddev, p90/p95/p99, top 1% stripped. */
 function summarize(samples) {
   return require('./stats.js').summarize(samples);
 }
 
-module.exports = { capture, profile, pack, summarize };
+module.exports = { capture, profile, check, pack, summarize };

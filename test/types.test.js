@@ -36,10 +36,11 @@ test('index.d.ts: a TypeScript consumer of the API compiles; wrong uses are type
     const bad = tsc(dir, 'misuse.ts');
     assert.notStrictEqual(bad.status, 0, 'misuse.ts compiled');
     const errors = bad.stdout.split('\n').filter((l) => /error TS\d+/.test(l));
-    assert.strictEqual(errors.length, 3, bad.stdout);
+    assert.strictEqual(errors.length, 4, bad.stdout);
     assert.match(bad.stdout, /misuse\.ts\(4,/, 'a command given as a string');
     assert.match(bad.stdout, /misuse\.ts\(5,/, 'a duration without ms');
     assert.match(bad.stdout, /misuse\.ts\(6,/, 'files is a number');
+    assert.match(bad.stdout, /misuse\.ts\(8,/, 'a tolerance given as a number');
   } finally { rm(dir); }
 });
 

@@ -10,13 +10,8 @@ const { parseDuration, parseSize, parseCount, listItems, captureOptions, capture
 const { ensureWritableDir } = require('../output-target.js');
 const { readReport } = require('../report/read-report.js');
 const { shellWord, splitShellWords } = require('../shell-words.js');
-const { baselineRuns, judgedRuns, diffWithBaseline } = require('../check/baseline-runs.js');
 const { warning, showWarnings } = require('../warnings.js');
 
-// Profiled runs with coverage for --budget advice=: enough to see a finding move with the machine.
-const ADVICE_RUNS = 3;
-/** The exit code of a check the runs could not decide. */
-const INCONCLUSIVE_EXIT = 3;
 
 module.exports = {
   command: 'check [app..]',
@@ -34,9 +29,8 @@ module.exports = {
     .example('# against the main branch checked out in ../main', '').example('$0 check -n 10 --baseline-cmd "node ../main/server.js" -- node server.js', '')
     .example('# 10 runs, up to 30 while undecided; under GitHub Actions the verdict also goes to $GITHUB_STEP_SUMMARY', '').example('$0 check -n 10..30 --budget 800ms -- node server.js', ''),
   async run(argv, ctx) {
-    const { parseTolerance, evaluateChecks, moreRunsWouldDecide, sequentialLooks } = require('../check/verdict.js');
+    const { parseTolerance } = require('../check/verdict.js');
     const { runs, maxRuns } = parseRuns(argv);
-    const looks = sequentialLooks(runs, maxRuns);
     // --min-effect is an old flag (lib/deprecated-flags.js), read for one more release: the tolerance otherwise.
     const minEffectMs = argv.minEffect != null ? parseDuration(argv.minEffect, '--min-effect') : undefined;
     const { budgetMs, maxModules, maxAdviceMs, maxRssBytes, maxHeapBytes } = parseBudget(argv);
@@ -66,91 +60,47 @@ module.exports = {
     }
     if (argv.updateBaseline) ensureWritableDir(path.dirname(baselineFile));
 
-    const { measureRuns } = require('../check/measure-runs.js');
     // On a terminal only: in a CI log one line per run says nothing the result does not.
     const progress = require('../report/terminal-format.js').progress({ stream: ctx.stderr, quiet: argv.quiet || format !== 'text' || !ctx.stderr.isTTY, env: ctx.env });
-    const saved = baseline && !argv.updateBaseline ? baselineRuns(baseline) : null;
-    const limitsFor = (base) => ({ budgetMs, maxModules: null, tolerance, minEffectMs, baseline: base, confidence: looks.confidence });
-    let measured;
+    let result;
     try {
-      measured = await measureRuns({
-        runOptions, runs, baselineCommand, adviceRuns: maxAdviceMs != null ? ADVICE_RUNS : 0,
-        more: maxRuns > runs ? {
-          atMost: maxRuns,
-          // Between two looks the runs go on unjudged.
-          inconclusive: (app, alongside) => {
-            if (!looks.at.includes(app.samples.length)) return true;
-            const judged = judgedRuns(app, alongside || saved);
-            return moreRunsWouldDecide({ ...judged.now, lessCpuWait: judged.lessCpuWait, modules: 0 }, limitsFor(judged.baseline && { ...judged.baseline, alternated: Boolean(alongside) }));
-          },
-        } : null,
+      result = await require('../check/check-app.js').checkApp({
+        runOptions, runs, maxRuns, baseline, baselineCommand, updateBaseline: argv.updateBaseline,
+        limits: { budgetMs, maxModules, maxAdviceMs, maxRssBytes, maxHeapBytes, tolerance, minEffectMs },
         onProgress: (text) => progress.phase(text),
       });
     } finally {
       progress.done();
     }
-    const { report } = measured;
-    if (baselineCommand) baseline = measured.baseline;
-    const compared = baseline && !argv.updateBaseline ? baseline : null;
-    // Judged less what the runs waited for a CPU where both sides read it (baseline-runs.js).
-    const judged = judgedRuns(report.check, compared && baselineRuns(compared));
-    const verdict = evaluateChecks(
-      { ...judged.now, lessCpuWait: judged.lessCpuWait, modules: report.modules.length, advice: report.adviceCheck, memory: report.check.memory, starts: report.check.starts, heldBy: report.memory && report.memory.sampled && report.memory.sampled.packages },
-      { ...limitsFor(judged.baseline && { ...judged.baseline, alternated: Boolean(baselineCommand) }), maxModules, maxAdviceMs, maxRssBytes, maxHeapBytes },
-    );
-    // Runs that cannot decide are a warning: exit 3, and --strict makes it a failure.
-    const warnings = verdict.checks.filter((c) => c.verdict === 'inconclusive')
-      .map((c) => warning('CHECK_INCONCLUSIVE', c.message, { check: c.name }));
-    ctx.warnings.push(...warnings);
-    const ok = verdict.ok && !warnings.length;
-    const baselineCheck = verdict.checks.find((c) => c.name === 'baseline');
-    const against = baseline ? diffWithBaseline(baseline, report, baselineCheck && baselineCheck.control) : null;
-    const diff = against && against.diff;
-
+    ctx.warnings.push(...result.warnings);
     if (argv.updateBaseline) {
       const { writeFileAtomic } = require('../write-atomic.js');
-      writeFileAtomic(baselineFile, JSON.stringify(report, null, 2) + '\n');
+      writeFileAtomic(baselineFile, JSON.stringify(result.report, null, 2) + '\n');
     }
 
     // The baseline as the user named it (the default one relative to here).
     const shownBaseline = baselineCommand ? `--baseline-cmd ${shellWord(argv.baselineCmd)}` : argv.baseline || path.relative(ctx.cwd, baselineFile) || baselineFile;
-    const markdown = () => require('../check/markdown-summary.js').renderCheckMarkdown({ report, verdict, ok, against, shownBaseline, updated: argv.updateBaseline });
+    const summary = require('../report/check-summary.js');
+    const markdown = () => require('../report/check-markdown.js').renderCheckMarkdown({ ...result, shownBaseline, updated: argv.updateBaseline });
     if (format === 'json') {
-      const { medianInterval } = require('../stats.js');
-      ctx.stdout.write(JSON.stringify({
-        ok,
-        verdict: verdict.ok ? (verdict.inconclusive ? 'inconclusive' : 'pass') : 'fail',
-        command: report.command,
-        readyAt: report.readyAt,
-        readyAtInterval: medianInterval(report.check.samples),
-        samples: report.check.samples,
-        // What each run waited for a CPU; lessCpuWait: the verdicts judged the times less it.
-        runQueue: report.check.runQueue,
-        lessCpuWait: judged.lessCpuWait,
-        control: report.check.control && { command: report.check.controlCommand, ...medianInterval(report.check.control), samples: report.check.control },
-        runs: report.check.runs,
-        modules: report.modules.length,
-        files: report.files,
-        bytes: report.bytes,
-        checks: verdict.checks,
-        warnings,
+      const shown = {
         baseline: (baseline && !baselineCommand) || argv.updateBaseline ? shownBaseline : null,
         baselineCommand: baselineCommand ? argv.baselineCmd : null,
         baselineWritten: argv.updateBaseline,
-        diff,
-      }, null, 2) + '\n');
+      };
+      ctx.stdout.write(JSON.stringify(summary.checkJson(result, shown), null, 2) + '\n');
     } else if (format === 'markdown') {
       ctx.stdout.write(markdown());
-    } else if (!argv.quiet || !ok) {
-      ctx.stdout.write(renderCheck({ report, verdict, ok, against, ctx, shownBaseline, baseline: compared, updated: argv.updateBaseline, lessCpuWait: judged.lessCpuWait }));
+    } else if (!argv.quiet || !result.ok) {
+      ctx.stdout.write(summary.renderCheckText(result, { color: ctx.color, shownBaseline, updated: argv.updateBaseline }));
     }
     // Under GitHub Actions the verdict goes to the job summary too, whatever stdout has (the old
     // --format markdown prints it there already, for a `>> "$GITHUB_STEP_SUMMARY"` of its own).
     if (format !== 'markdown') appendStepSummary(ctx, argv, markdown);
     // Under --strict the inconclusive check is the one `coldstart: --strict:` line lib/cli.js
     // prints for every command's warnings, and its exit 1: the command itself then ends with 0.
-    if (!verdict.ok) return 1;
-    return verdict.inconclusive && !argv.strict ? INCONCLUSIVE_EXIT : 0;
+    if (!result.verdict.ok) return 1;
+    return result.verdict.inconclusive && !argv.strict ? summary.INCONCLUSIVE_EXIT : 0;
   },
 };
 
@@ -258,45 +208,3 @@ function parseBaselineCommand(argv, cwd) {
   return require('../capture/command-check.js').checkCommand(words, cwd);
 }
 
-function renderCheck({ report, verdict, ok, against, ctx, shownBaseline, baseline, updated, lessCpuWait }) {
-  const { size, palette, count, formatMs } = require('../report/terminal-format.js');
-  const { renderDiff } = require('../report/diff.js');
-  const { medianInterval, formatMedianInterval, median } = require('../stats.js');
-  const { bold, red, green, yellow, dim } = palette(ctx.color);
-  const check = report.check;
-  const mi = medianInterval(check.samples);
-  const coverage = mi.low == null ? '' : ` (${Math.floor(mi.confidence * 100)}% interval, order statistics)`;
-  const lines = [
-    `${bold('coldstart check')}: ${report.command.join(' ')}`,
-    `  time to ready: median ${bold(formatMedianInterval(mi))}${coverage} of ${count(mi.n, 'run')}`,
-  ];
-  const waited = lessCpuWait ? median(check.runQueue) : 0;
-  if (waited >= 1) lines.push(`  of which waiting for a CPU (a busy machine): median ${formatMs(waited)} ms a run; the verdicts judge the time less it`);
-  if (check.control) {
-    const control = medianInterval(check.control);
-    const before = baseline && baseline.check && Array.isArray(baseline.check.control) && baseline.check.control.length
-      ? `; in the baseline ${formatMs(median(baseline.check.control))} ms` : '';
-    lines.push(dim(`  control app (a dozen modules and an http server, run alternately): median ${formatMedianInterval(control)}${before}`));
-  }
-  lines.push(
-    `  ${count(report.modules.length, 'module')}, ${count(report.packages.length, 'package')}, ${count(report.files, 'file')}, ${size(report.bytes)} read`,
-    '',
-  );
-  const mark = { pass: green('pass'), fail: red('FAIL'), inconclusive: yellow('inconclusive') };
-  for (const c of verdict.checks) lines.push(`  ${mark[c.verdict]}  ${c.message}`);
-  if (!verdict.checks.length) lines.push('  (no limits checked)');
-  if (against) lines.push('', renderDiff(against.diff, { color: ctx.color, readyVerdict: false, title: bold(`Against the baseline ${shownBaseline}`) }).trimEnd());
-  lines.push('');
-  if (updated) lines.push(`Baseline written: ${shownBaseline}`);
-  const failed = verdict.checks.filter((c) => c.verdict === 'fail').length;
-  const inconclusive = verdict.checks.filter((c) => c.verdict === 'inconclusive').length;
-  const checks = count(verdict.checks.length, 'check');
-  if (failed) {
-    lines.push(red(`coldstart check: FAILED (${failed} of ${checks}${inconclusive ? `, ${inconclusive} inconclusive` : ''})`));
-  } else if (!ok) {
-    lines.push(yellow(`coldstart check: inconclusive (${inconclusive} of ${checks}): the runs cannot decide; exit ${INCONCLUSIVE_EXIT}, or 1 with --strict`));
-  } else {
-    lines.push(green(`coldstart check: passed${verdict.checks.length ? ` (${checks})` : ''}`));
-  }
-  return lines.join('\n') + '\n';
-}

@@ -1,5 +1,5 @@
 // A TypeScript program using coldstart's API as an app would: compiled with `tsc --noEmit`.
-import { capture, profile, pack, summarize, type CaptureOptions, type StartupReport } from 'coldstart';
+import { capture, profile, check, pack, summarize, type CaptureOptions, type StartupReport } from 'coldstart';
 
 const options: CaptureOptions = { command: ['node', 'server.js'], until: { mode: 'duration', ms: 2000 }, esm: 'auto' };
 
@@ -13,6 +13,9 @@ async function main(): Promise<number> {
   const outsideMs: number = after && after.outsideRequestsCpuMs !== null ? after.outsideRequestsCpuMs : 0;
   const written = pack({ root: result.root, files: result.files.map((f) => f.path), out: 'startup.tar' });
   const stats = summarize([ready, result.readyAt]);
+  const gate = await check({ ...options, runs: 6, budgetMs: 800, maxModules: 1500, baseline: '.coldstart/baseline.json' });
+  const failed = gate.checks.filter((c) => c.verdict === 'fail').map((c) => c.message);
+  if (!gate.ok) return failed.length + (gate.lessCpuWait ? 1 : 0);
   return (stats.median ?? 0) + written.archiveBytes + byPackage.length + (cpu ? cpu.samples.length : 0) + (slowest ? slowest.inclusiveMs : 0) + outsideMs;
 }
 

@@ -3,7 +3,7 @@
 // check appends it to $GITHUB_STEP_SUMMARY): the result first, the time to ready with its interval,
 // each check, and what grew against the baseline.
 const { medianInterval, formatSignedMs } = require('../stats.js');
-const { formatMs, count } = require('../report/terminal-format.js');
+const { formatMs, count } = require('./terminal-format.js');
 
 const MARK = { pass: '✅ pass', fail: '❌ **FAIL**', inconclusive: '⚠️ inconclusive' };
 
@@ -19,10 +19,10 @@ function intervalCell(mi) {
 
 /**
  * @param {{report: object, verdict: {checks: {name: string, verdict: string, message: string}[]},
- *   ok: boolean, against: ?{diff: object}, shownBaseline: string, updated: boolean}} input
+ *   ok: boolean, diff: ?object, shownBaseline: string, updated: boolean}} input
  * @returns {string} GitHub-flavoured markdown
  */
-function renderCheckMarkdown({ report, verdict, ok, against, shownBaseline, updated }) {
+function renderCheckMarkdown({ report, verdict, ok, diff, shownBaseline, updated }) {
   const failed = verdict.checks.filter((c) => c.verdict === 'fail').length;
   const inconclusive = verdict.checks.filter((c) => c.verdict === 'inconclusive').length;
   const outcome = failed ? `❌ FAILED (${failed} of ${verdict.checks.length})`
@@ -46,7 +46,7 @@ function renderCheckMarkdown({ report, verdict, ok, against, shownBaseline, upda
   for (const c of verdict.checks) lines.push(`- ${MARK[c.verdict] || c.verdict} ${c.message}`);
   if (!verdict.checks.length) lines.push('- no limits checked');
   if (updated) lines.push('', `Baseline written: ${code(shownBaseline)}`);
-  if (against) lines.push('', ...grew(against.diff, shownBaseline));
+  if (diff) lines.push('', ...grew(diff, shownBaseline));
   return lines.join('\n') + '\n';
 }
 
