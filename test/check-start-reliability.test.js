@@ -50,3 +50,24 @@ test('check -n 20: the 13th start hangs; check FAILs with its stack and last mod
     rm(path.dirname(counter));
   }
 });
+
+test('check --memory: a start killed for going over the limit is counted as a crashed start, started again, and FAILs the check', { timeout: 240_000 }, async () => {
+  const dir = copyFixture('hangs-sometimes');
+  const counter = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cs-starts-')), 'count');
+  try {
+    const env = { ...process.env, START_COUNTER: counter, BLOAT_AT: '4' };
+    const r = await runCli(['check', '-n', '6', '--memory', '96MiB', '--json', '--budget', 'modules=10', '--', 'node', 'server.js'], { cwd: dir, env });
+    if (r.code === 2 && /needs a cgroup this user can make/.test(r.stderr)) return; // resource-limits.test.js holds the refusal
+    assert.equal(r.code, 1, r.stderr);
+    const result = JSON.parse(r.stdout);
+    const starts = result.checks.find((c) => c.name === 'starts');
+    assert.equal(starts.verdict, 'fail');
+    assert.deepEqual(starts.failed.map((f) => [f.start, f.kind]), [[4, 'crashed']]);
+    assert.match(starts.failed[0].message, /^the app was killed for memory before its ready moment: it went over --memory 96 MiB/);
+    assert.equal(result.samples.length, 6, 'the killed start was started again');
+    assert.deepEqual(startsAlive(counter), []);
+  } finally {
+    rm(dir);
+    rm(path.dirname(counter));
+  }
+});

@@ -175,7 +175,7 @@ async function capture(options) {
     if (what.type === 'lambda') return lambdaCapture.lambdaResult(what, { run, tree, profile, timingOnly: options.timingOnly });
     if (what.type === 'exit' && limit && limit.killedForMemory()) {
       const { formatLimit } = require('../byte-size.js');
-      throw new CommandError(`the app was killed for memory before its ready moment: it went over --memory ${formatLimit(limit.memoryBytes)}, as a platform with that limit would kill it`);
+      throw new CommandError(`the app was killed for memory before its ready moment: it went over --memory ${formatLimit(limit.memoryBytes)}, as a platform with that limit would kill it`, { code: 'OUT_OF_MEMORY' });
     }
     const failure = captureFailure(what, { run, timeoutMs, timingOnly: options.timingOnly, heardFrom: tree.heardFrom(), listened: tree.listened(), stderrTail: proc.stderrTail });
     // A start that hung: what it was doing, taken before it is ended.

@@ -10,8 +10,9 @@ const { controlCommand } = require('./control.js');
 // no profiler): a package's move is told from noise among all the packages compared only with
 // enough runs a side (6 a side can single out one among 20; 10 among thousands).
 const DETAIL_RUNS = 10;
-// How a start fails without any fault of the check: it hung past --timeout, crashed, or exited.
-const FAILED_START = new Set(['TIMEOUT', 'APP_FAILED', 'EXIT_WITHOUT_LISTEN']);
+// How a start fails without any fault of the check: it hung past --timeout, crashed (killed over
+// --memory too), or exited.
+const FAILED_START = new Set(['TIMEOUT', 'APP_FAILED', 'EXIT_WITHOUT_LISTEN', 'OUT_OF_MEMORY']);
 
 /**
  * @typedef {{ samples: number[], runQueue: Array<?number>, control?: ?number[], controlRunQueue?: ?Array<?number> }} TimedRuns
