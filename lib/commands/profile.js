@@ -225,9 +225,7 @@ async function profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs }
   const { containerAdvice } = require('../analyze/container-advice.js');
   report.advice = [...(report.advice || []), ...containerAdvice(report)].sort((a, b) => b.estimatedMs - a.estimatedMs);
   // report.json and report.html say where the profile was taken.
-  const { writeFileAtomic } = require('../write-atomic.js');
-  writeFileAtomic(path.join(outDir, 'report.json'), JSON.stringify(report, null, 2) + '\n');
-  writeFileAtomic(path.join(outDir, 'report.html'), require('../report/html.js').renderReportHtml(report));
+  require('../report/profile-artifacts.js').writeReportFiles(report, outDir);
   printReport(report, argv, ctx);
   return report.partial ? 130 : 0;
 }

@@ -46,10 +46,14 @@ function writeProfileArtifacts(result, outDir, cwd, { verification = null, floor
     advice,
     runs,
   });
-  writeFileAtomic(artifacts.report, JSON.stringify(report, null, 2) + '\n');
-  const { renderReportHtml } = require('./html.js');
-  writeFileAtomic(artifacts.html, renderReportHtml(report));
+  writeReportFiles(report, outDir);
   return report;
+}
+
+/** report.json and report.html of a report, into outDir: the one writer of both (profile --docker rewrites them so). */
+function writeReportFiles(report, outDir) {
+  writeFileAtomic(path.join(outDir, 'report.json'), JSON.stringify(report, null, 2) + '\n');
+  writeFileAtomic(path.join(outDir, 'report.html'), require('./html.js').renderReportHtml(report));
 }
 
 /** A module's source, for the line of a require in the advice; null when it cannot be read. */
@@ -61,4 +65,4 @@ function readSource(file) {
   }
 }
 
-module.exports = { writeProfileArtifacts, readSource, ARTIFACT_NAMES };
+module.exports = { writeProfileArtifacts, writeReportFiles, readSource, ARTIFACT_NAMES };
