@@ -11,7 +11,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { runCli, REPO } = require('./helpers/app.js');
 const { roundsOf } = require('./helpers/rounds.js');
-const { renderText } = require('../lib/commands/bench.js');
+const { renderText } = require('../lib/report/bench-summary.js');
 
 const SLOW = path.join(REPO, 'fixtures', 'slow-require', 'slow.js');
 const RUNS = 12;

@@ -11,7 +11,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { runCli, spawnCli, waitFor, isAlive } = require('./helpers/app.js');
 const { roundsOf } = require('./helpers/rounds.js');
-const { renderText } = require('../lib/commands/bench.js');
+const { renderText } = require('../lib/report/bench-summary.js');
 const { installNode, nodeCacheDir } = require('../lib/bench/node-install.js');
 const { versionOf } = require('../lib/bench/node-versions.js');
 
