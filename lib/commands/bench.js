@@ -102,7 +102,14 @@ async function resolveNodeList(list, argv, ctx) {
 // Output
 
 const { progress: phaseProgress } = require('../report/terminal-format.js');
-const { renderText, renderFile } = require('../report/bench-summary.js');
+const { renderText, renderCsv } = require('../report/bench-summary.js');
+
+/** The result as a file of this format: html (bench/chart.js), csv or json. */
+function renderFile(result, format) {
+  if (format === 'html') return require('../bench/chart.js').renderBenchHtml(result);
+  if (format === 'csv') return renderCsv(result);
+  return JSON.stringify(result, null, 2) + '\n';
+}
 
 /** Installs, image builds and runs as progress phases (lib/report/terminal-format.js). */
 function benchProgress(argv, ctx) {

@@ -1,7 +1,6 @@
 'use strict';
 // What `coldstart bench` prints and writes: the terminal report (statistics per series, the
-// comparisons, histograms on one axis) and the result as a file (html, csv or json). Pure: a bench
-// result in, text out.
+// comparisons, histograms on one axis) and the raw samples as CSV. Pure: a bench result in, text out.
 const { STAT_COLUMNS, ENOUGH_RUNS } = require('../stats.js');
 const { formatMs: fmt, palette } = require('./terminal-format.js');
 
@@ -99,13 +98,6 @@ function csvCell(value) {
   return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** The result as a file of this format: html, csv or json. */
-function renderFile(result, format) {
-  if (format === 'html') return require('../bench/chart.js').renderBenchHtml(result);
-  if (format === 'csv') return renderCsv(result);
-  return JSON.stringify(result, null, 2) + '\n';
-}
-
 /** Raw samples, one line per run: series,scenario,runtime,where,run,inside_ms,outside_ms. */
 function renderCsv(result) {
   const lines = ['series,scenario,runtime,where,run,inside_ms,outside_ms'];
@@ -118,4 +110,4 @@ function renderCsv(result) {
   return lines.join('\n') + '\n';
 }
 
-module.exports = { renderText, renderFile };
+module.exports = { renderText, renderCsv };
