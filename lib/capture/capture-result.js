@@ -79,7 +79,7 @@ function captureResult(payload, run, { profile: rawProfile = null, partial = fal
     cpuMs: payload.cpuMs ?? null,
     runQueueMs: payload.runQueueMs ?? null,
     // How busy the machine was around the run: the report says when it inflated the times.
-    machine: { loadAverage: os.loadavg().map((n) => Math.round(n * 100) / 100), cpus: os.availableParallelism() },
+    machine: { loadAverage: loadAverage(), cpus: os.availableParallelism() },
     attachMs: payload.waitMs,
     partial,
     pid: payload.pid,
@@ -119,4 +119,9 @@ function withAncestors(payload, ancestors) {
   };
 }
 
-module.exports = { captureResult, timedResult, resultHead };
+/** This machine's load average (1, 5, 15 minutes), as a report gives it. */
+function loadAverage() {
+  return os.loadavg().map((n) => Math.round(n * 100) / 100);
+}
+
+module.exports = { captureResult, timedResult, resultHead, loadAverage };

@@ -212,7 +212,7 @@ async function profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs }
   const shown = (name) => path.relative(ctx.cwd, path.join(outDir, name)) || name;
   // Inside gVisor the load average is the sandbox's own (0 whatever the host runs): the host's instead.
   const machine = got.report.machine && require('../gvisor.js').isGvisor(runtime)
-    ? { ...got.report.machine, loadAverage: require('node:os').loadavg().map((n) => Math.round(n * 100) / 100), loadAverageOf: 'the host' }
+    ? { ...got.report.machine, loadAverage: require('../capture/capture-result.js').loadAverage(), loadAverageOf: 'the host' }
     : got.report.machine;
   const report = {
     ...got.report,
