@@ -142,6 +142,7 @@ function checkReport(details, timed, control, controlCommand) {
   const { median } = require('../stats.js');
   const reports = details.map((d) => buildReport(d));
   const round = (n) => Math.round(n * 100) / 100;
+  const waits = (xs) => xs.map((x) => (x == null ? null : round(x))); // null: the kernel did not say
   return {
     ...reports[0],
     // The figure compared, the same wherever it is shown: the median of the timed runs as they
@@ -150,9 +151,9 @@ function checkReport(details, timed, control, controlCommand) {
     check: {
       runs: samples.length,
       samples: samples.map(round),
-      runQueue: timed.runQueue.map((x) => (x == null ? null : round(x))),
+      runQueue: waits(timed.runQueue),
       control: control ? control.samples.map(round) : null,
-      controlRunQueue: control ? control.runQueue.map((x) => (x == null ? null : round(x))) : null,
+      controlRunQueue: control ? waits(control.runQueue) : null,
       controlCommand,
       detail: runSamples(reports),
       // Memory at the ready moment in each detailed run (the timed runs read none).
