@@ -21,10 +21,20 @@ function startsAlive(counter) {
   return alive;
 }
 
-test('check -n 20: the 13th start hangs; check FAILs with its stack and last modules, counts every start, leaves nothing running', { timeout: 240_000 }, async () => {
+/** fixtures/hangs-sometimes copied, and the file its starts are counted in; both removed after. */
+async function withStartCounter(use) {
   const dir = copyFixture('hangs-sometimes');
   const counter = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cs-starts-')), 'count');
   try {
+    await use(dir, counter);
+  } finally {
+    rm(dir);
+    rm(path.dirname(counter));
+  }
+}
+
+test('check -n 20: the 13th start hangs; check FAILs with its stack and last modules, counts every start, leaves nothing running', { timeout: 240_000 }, async () => {
+  await withStartCounter(async (dir, counter) => {
     const env = { ...process.env, START_COUNTER: counter, HANG_AT: '13' };
     const r = await runCli(['check', '-n', '20', '--json', '--timeout', '4s', '--budget', 'modules=10', '--', 'node', 'server.js'], { cwd: dir, env });
     assert.equal(r.code, 1, r.stderr);
@@ -48,16 +58,11 @@ test('check -n 20: the 13th start hangs; check FAILs with its stack and last mod
     const text = await runCli(['check', '-n', '3', '--timeout', '4s', '--budget', 'modules=10', '--', 'node', 'server.js'], { cwd: dir, env: { ...env, HANG_AT: String(Number(fs.readFileSync(counter, 'utf8')) + 2) } });
     assert.equal(text.code, 1, text.stderr);
     assert.match(text.stdout, new RegExp(`^ {2}FAIL {2}1 of \\d+ starts did not reach the ready moment \\(1 hung, 0 crashed\\): start \\d+: the app did not listen within 4s \\(--timeout\\).*: it was running waitForLock at lock\\.js:${LOCK_LINE}`, 'm'));
-  } finally {
-    rm(dir);
-    rm(path.dirname(counter));
-  }
+  });
 });
 
 test('check --memory: a start killed for going over the limit is counted as a crashed start, started again, and FAILs the check', { timeout: 240_000 }, async () => {
-  const dir = copyFixture('hangs-sometimes');
-  const counter = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cs-starts-')), 'count');
-  try {
+  await withStartCounter(async (dir, counter) => {
     const env = { ...process.env, START_COUNTER: counter, BLOAT_AT: '4' };
     const r = await runCli(['check', '-n', '6', '--memory', '96MiB', '--json', '--budget', 'modules=10', '--', 'node', 'server.js'], { cwd: dir, env });
     if (r.code === 2 && /needs a cgroup this user can make/.test(r.stderr)) return; // resource-limits.test.js holds the refusal
@@ -69,8 +74,5 @@ test('check --memory: a start killed for going over the limit is counted as a cr
     assert.match(starts.failed[0].message, /^the app was killed for memory before its ready moment: it went over --memory 96 MiB/);
     assert.equal(result.samples.length, 6, 'the killed start was started again');
     assert.deepEqual(startsAlive(counter), []);
-  } finally {
-    rm(dir);
-    rm(path.dirname(counter));
-  }
+  });
 });
