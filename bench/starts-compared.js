@@ -2,16 +2,19 @@
 'use strict';
 // The starts `coldstart dockerfile --choose` picks from, per app, in containers: plain node, Node's
 // compile cache alone, `coldstart start` of the modules (the default Dockerfile), the ncc bundle
-// with Node's compile cache, and `coldstart start` of the bundle (`--bundle`). Each app is one run of
-// bench/docker-startup.js (one image, the variants interleaved round by round, fresh container
-// each, in-process time to listen); this prints one table a runtime: the median of each start with
-// its 95% interval and its ratio to plain node with its interval (Hodges-Lehmann on the logarithms).
-// --from-json FILE... renders saved docker-startup.js --json reports instead of running.
+// with Node's compile cache, `coldstart start` of the bundle (`--bundle`) and the startup snapshot
+// (`--snapshot`, where pack makes one). Each app is one run of bench/docker-startup.js (one image,
+// the variants interleaved round by round, fresh container each, in-process time to listen); this
+// prints one table a runtime: the median of each start with its 95% interval and its ratio to
+// plain node with its interval (Hodges-Lehmann on the logarithms), and the start --choose's rule
+// (lib/dockerfile/choose-start.js decide) picks from these runs: the one it would write had it
+// timed them in this sandbox. --from-json FILE... renders saved docker-startup.js --json reports.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { medianInterval, ratioInterval } = require('../lib/stats.js');
+const { decide, STARTS: CHOOSER_STARTS } = require('../lib/dockerfile/choose-start.js');
 
 const STARTS = [
   ['plain', 'plain node'],
@@ -19,7 +22,10 @@ const STARTS = [
   ['start-memory-cache-verify', '`coldstart start` of the modules'],
   ['bundle-compile-cache', "ncc bundle + Node's compile cache"],
   ['bundle-start', '`coldstart start` of the ncc bundle'],
+  ['snapshot', 'startup snapshot'],
 ];
+// The names choose-start.js gives these starts.
+const CHOOSER_NAMES = { 'start-memory-cache-verify': 'start' };
 const APPS = ['fixture', 'heavy', 'nest', 'aws-esm', 'otel-express'];
 const APP_LABELS = {
   fixture: 'W1: the seed\'s 1000 modules',
@@ -35,7 +41,7 @@ function renderTables(reports) {
   const out = [];
   for (const runtime of runtimes) {
     out.push(`**${runtime}**, in-process ms to listen, median [95% interval] (ratio to plain [95% interval]); the fastest of each app in bold`, '');
-    out.push(`| app | ${STARTS.map(([, label]) => label).join(' | ')} |`, `|---|${STARTS.map(() => '---:').join('|')}|`);
+    out.push(`| app | ${STARTS.map(([, label]) => label).join(' | ')} | --choose's rule on these runs |`, `|---|${STARTS.map(() => '---:').join('|')}|---|`);
     for (const report of reports) {
       const samples = (variant) => {
         const result = report.results.find((r) => r.runtime === runtime && r.variant === variant);
@@ -52,7 +58,7 @@ function renderTables(reports) {
         const text = `${Math.round(mi.median)} [${Math.round(mi.low)}–${Math.round(mi.high)}]${ratio ? ` (${ratio.ratio.toFixed(2)} [${ratio.low.toFixed(2)}–${ratio.high.toFixed(2)}])` : ''}`;
         return medians[i] === best ? `**${text}**` : text;
       });
-      out.push(`| ${APP_LABELS[report.app] || report.app} | ${cells.join(' | ')} |`);
+      out.push(`| ${APP_LABELS[report.app] || report.app} | ${cells.join(' | ')} | ${chosenFrom(STARTS.map(([variant]) => [variant, samples(variant)]), report.runs)} |`);
     }
     out.push('');
   }
@@ -61,6 +67,13 @@ function renderTables(reports) {
   out.push(`${first.runs} runs a start after ${first.warmup} warm-up round, fresh container each; machine: ${first.machine.cpu}, `
     + `${first.machine.cores} cores, node ${first.machine.node}; ${first.machine.runsc}${loads.length ? `; load average (1 min) before -> after: ${loads.join(', ')}` : ''}.`);
   return out.join('\n') + '\n';
+}
+
+/** The start choose-start.js's decide() writes from these samples (no answers checked here), by its table label. */
+function chosenFrom(samplesByVariant, runs) {
+  const samples = Object.fromEntries(samplesByVariant.filter(([, own]) => own.length).map(([variant, own]) => [CHOOSER_NAMES[variant] || variant, own]));
+  const { chosen } = decide({ samples, problems: {}, runs, answers: {} });
+  return chosen ? CHOOSER_STARTS.find((start) => start.writes === chosen).label : '–';
 }
 
 async function main(argv = process.argv.slice(2)) {

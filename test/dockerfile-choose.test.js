@@ -1,6 +1,6 @@
 'use strict';
 // coldstart dockerfile --choose: each way to start (plain node, Node's compile cache, coldstart start
-// of the modules, an ncc bundle with either) made here, each proven to answer as plain node does,
+// of the modules, an ncc bundle with either, a startup snapshot) made here, each proven to answer as plain node does,
 // timed alternated; the Dockerfile of the fastest proven one is written (within the noise, the
 // simpler), and a start that answers otherwise is never chosen and says why.
 const test = require('./helpers/suite.js').testLeftOutOfFast('many timed runs of an app');
@@ -19,7 +19,7 @@ test('a bundle that answers otherwise is never chosen: both bundle starts say wh
   const r = await runCli(['dockerfile', '--choose', '--json', '--runs', '2', '--request', 'GET /file', '--out', 'Dockerfile'], { cwd: dir });
   assert.equal(r.code, 0, r.stderr);
   const { choice } = JSON.parse(r.stdout);
-  assert.deepEqual(choice.rows.map((row) => row.name), ['plain', 'compile-cache', 'start', 'bundle-compile-cache', 'bundle-start']);
+  assert.deepEqual(choice.rows.map((row) => row.name), ['plain', 'compile-cache', 'start', 'bundle-compile-cache', 'bundle-start', 'snapshot']);
   const row = (name) => choice.rows.find((x) => x.name === name);
   // Node before 22.1 makes no start with a compile cache: it says so instead.
   const noCache = typeof require('node:module').enableCompileCache !== 'function';
@@ -28,7 +28,10 @@ test('a bundle that answers otherwise is never chosen: both bundle starts say wh
     const why = noCache && name === 'bundle-compile-cache' ? /^Node \S+ has no compile cache \(22\.1 and later\)$/ : /^it does not answer as plain node does: GET \/file answered a different body$/;
     assert.match(row(name).problem, why, name);
   }
-  assert.ok(['plain', 'compile-cache', 'modules'].includes(choice.chosen), choice.chosen);
+  // The snapshot's modules ran at its build, where they were: their __filename is the app's.
+  assert.equal(row('snapshot').problem, null);
+  assert.equal(row('snapshot').proven, true);
+  assert.ok(['plain', 'compile-cache', 'modules', 'snapshot'].includes(choice.chosen), choice.chosen);
   const chosen = choice.rows.find((x) => x.writes === choice.chosen);
   assert.equal(chosen.proven, true);
   assert.equal(chosen.samples.length, 2);
@@ -38,7 +41,10 @@ test('a bundle that answers otherwise is never chosen: both bundle starts say wh
   assert.equal(chosen, fastest);
   const text = fs.readFileSync(path.join(dir, 'Dockerfile'), 'utf8');
   assert.doesNotMatch(text, / bundle /, 'not a bundle Dockerfile');
-  const expected = { plain: /^CMD \["node","server\.js"\]$/m, 'compile-cache': /^ENV NODE_ENV=production NODE_COMPILE_CACHE=\/compile-cache$/m, modules: /coldstart\.js","start"/ }[choice.chosen];
+  const expected = {
+    plain: /^CMD \["node","server\.js"\]$/m, 'compile-cache': /^ENV NODE_ENV=production NODE_COMPILE_CACHE=\/compile-cache$/m,
+    modules: /coldstart\.js","start"/, snapshot: /^CMD \["node","--snapshot-blob","\/startup\.blob","server\.js"\]$/m,
+  }[choice.chosen];
   assert.match(text, expected);
 });
 
@@ -47,7 +53,7 @@ test('the printed table: every start with its median, its factor to plain and it
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^Chosen: .+ \(2 starts each, alternated, on this machine; asked GET \/ 200\)$/m);
   const noCache = typeof require('node:module').enableCompileCache !== 'function';
-  for (const label of ['plain node', "Node's compile cache alone", 'coldstart start of the modules', "ncc bundle \\+ Node's compile cache", 'coldstart start of the ncc bundle']) {
+  for (const label of ['plain node', "Node's compile cache alone", 'coldstart start of the modules', "ncc bundle \\+ Node's compile cache", 'coldstart start of the ncc bundle', 'a startup snapshot of the modules']) {
     const timed = noCache && /compile cache/.test(label) ? ' +– +– +Node \\S+ has no compile cache' : ' +\\S+ ms \\[\\S+–\\S+\\] +\\d\\.\\d\\d';
     assert.match(r.stdout, new RegExp(`^ {2}[> ] {2}${label}${timed}`, 'm'), label);
   }
@@ -85,8 +91,12 @@ test('--choose needs --out and takes no other way to start: one line, exit 2', a
   }
 });
 
-test('on an ES module app and on an app traced by an OpenTelemetry preload every start answers as plain node does', async () => {
-  for (const fixture of ['esm-app', 'otel-express']) {
+test('on an ES module app and on an app traced by an OpenTelemetry preload every start answers as plain node does; the snapshot says why there is none', async () => {
+  const noSnapshot = {
+    'esm-app': /^no snapshot: the entry index\.js is an ES module: the snapshot holds CommonJS modules/,
+    'otel-express': /^no snapshot: the app starts with --require \.\/tracing\.js: a preload \(an APM agent\) must see the modules load/,
+  };
+  for (const fixture of Object.keys(noSnapshot)) {
     const app = copyFixture(fixture);
     try {
       const r = await runCli(['dockerfile', '--choose', '--json', '--runs', '2', '--out', 'Dockerfile'], { cwd: app });
@@ -94,6 +104,11 @@ test('on an ES module app and on an app traced by an OpenTelemetry preload every
       const { choice } = JSON.parse(r.stdout);
       const compileCache = typeof require('node:module').enableCompileCache === 'function';
       for (const row of choice.rows) {
+        if (row.name === 'snapshot') {
+          assert.match(row.problem, noSnapshot[fixture], fixture);
+          assert.equal(row.samples.length, 0, `${fixture}: no snapshot, nothing timed`);
+          continue;
+        }
         if (/compile-cache/.test(row.name) && !compileCache) {
           assert.match(row.problem, /has no compile cache/, `${fixture} ${row.name}`);
           continue;

@@ -25,7 +25,7 @@ module.exports = {
     .option('distroless', { type: 'boolean', default: false, describe: 'run in a distroless image (node is its entrypoint)' })
     .option('snapshot', { type: 'boolean', default: false, describe: 'start from a snapshot of the startup modules, evaluated at build (pack --snapshot-blob; docs/snapshot.md)' })
     .option('bundle', { type: 'boolean', default: false, describe: 'start an ncc bundle of the app (coldstart bundle), proven at build to answer GET / as the app does, from an archive with its code cache' })
-    .option('choose', { type: 'boolean', default: false, describe: 'make each way to start here (plain node, Node\'s compile cache, coldstart start of the modules, an ncc bundle with either), prove each answers as plain node does, time them alternated, and write the fastest; needs --out' })
+    .option('choose', { type: 'boolean', default: false, describe: 'make each way to start here (plain node, Node\'s compile cache, coldstart start of the modules, an ncc bundle with either, a startup snapshot), prove each answers as plain node does, time them alternated, and write the fastest; needs --out' })
     .option('runs', { type: 'string', default: '7', describe: 'with --choose: timed starts of each' })
     .option('request', { type: 'string', array: true, describe: 'with --choose: a request each start must answer as plain node does (status and body), e.g. "GET /healthz"; repeatable (default "GET /")' })
     .option('timeout', { type: 'string', default: '60s', describe: 'with --choose: give up on a start not ready after this long' })
@@ -126,7 +126,12 @@ async function choose(argv, ctx, description) {
   const { withInterrupts } = require('../interrupt.js');
   const progress = require('../report/terminal-format.js').progress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
   // Node reads NODE_COMPILE_CACHE from 22.1 on: an image of an older Node cannot start that way.
-  const unwritable = description.node.major < 22 ? { 'compile-cache': `Node ${description.node.major} in the image has no compile cache`, 'bundle-compile-cache': `Node ${description.node.major} in the image has no compile cache` } : {};
+  const noCache = `Node ${description.node.major} in the image has no compile cache`;
+  const unwritable = {
+    ...(description.node.major < 22 ? { 'compile-cache': noCache, 'bundle-compile-cache': noCache } : {}),
+    // The snapshot is made by the run image's Node, in a shell that a distroless image lacks.
+    ...(description.distroless ? { snapshot: 'a distroless image has no shell to make the snapshot in' } : {}),
+  };
   const choice = await withInterrupts((traps) => chooseStart({
     root: description.root, command: description.appCommand, env: ctx.env, runs, requests: requests.length ? requests : undefined, unwritable,
     until: { mode: 'listen' }, timeoutMs, onProgress: progress.phase, signal: traps.signal, force: traps.force,

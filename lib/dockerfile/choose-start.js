@@ -2,8 +2,10 @@
 // coldstart dockerfile --choose: the ways a Dockerfile can start the app, made on this machine,
 // each proven to answer as plain node does, timed alternated, and the fastest written: plain node,
 // Node's compile cache alone, `coldstart start` of the app's modules (the default Dockerfile), an ncc
-// bundle with Node's compile cache, and `coldstart start` of that bundle (--bundle). Within the
-// noise of the fastest, the first of them in that order: the simpler image. The app runs here, not
+// bundle with Node's compile cache, `coldstart start` of that bundle (--bundle), and a startup
+// snapshot of the modules (--snapshot), where the app can have one. Within the noise of the
+// fastest, the first of them in that order: the simpler image (the snapshot last: its modules run
+// at build). The app runs here, not
 // in a sandbox: the host's file system calls are cheap, so the gaps are narrower than under gVisor
 // (BENCHMARKS.md has both for the same apps).
 const fs = require('node:fs');
@@ -26,6 +28,7 @@ const STARTS = [
   { name: 'start', label: 'coldstart start of the modules', writes: 'modules', archive: 'modules.tar' },
   { name: 'bundle-compile-cache', label: "ncc bundle + Node's compile cache", bundle: true, compileCache: true, writes: 'bundle-compile-cache' },
   { name: 'bundle-start', label: 'coldstart start of the ncc bundle', bundle: true, writes: 'bundle', archive: 'bundle.tar' },
+  { name: 'snapshot', label: 'a startup snapshot of the modules', writes: 'snapshot', archive: 'snapshot.tar', snapshot: 'startup.blob' },
 ];
 const AT_READY = path.join(__dirname, '..', 'in-app', 'compile-cache-at-ready.cjs');
 
@@ -59,11 +62,23 @@ async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUES
     }
     const where = (start) => (start.bundle ? bundled : app);
     const { packApp } = require('../pack/pack-app.js');
+    const { refusedUpFront } = require('../pack/make-snapshot.js');
     for (const start of STARTS.filter((s) => s.archive && where(s))) {
-      onProgress(`packing ${start.bundle ? 'the bundle' : 'the modules'} with their code cache`);
       const run = where(start);
+      const refused = start.snapshot && refusedUpFront(run.command, run.cwd);
+      if (refused) {
+        problems[start.name] = `no snapshot: ${refused}`;
+        continue;
+      }
+      onProgress(start.snapshot ? 'making a startup snapshot of the modules' : `packing ${start.bundle ? 'the bundle' : 'the modules'} with their code cache`);
       try {
-        await packApp({ out: path.join(work, start.archive), cwd: run.cwd, capture: { ...base, ...run }, codeCache: 'run', check: false });
+        const packed = await packApp({
+          out: path.join(work, start.archive), cwd: run.cwd, capture: { ...base, ...run }, codeCache: 'run', check: false,
+          snapshot: start.snapshot && path.join(work, start.snapshot),
+        });
+        if (start.snapshot && !(packed.snapshot && packed.snapshot.file)) {
+          problems[start.name] = `no snapshot: ${packed.snapshot && packed.snapshot.refused ? packed.snapshot.refused.reason : 'pack made none'}`;
+        }
       } catch (err) {
         if (err.exitCode === 130) throw err;
         problems[start.name] = `pack failed: ${err.message}`;
@@ -87,7 +102,9 @@ async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUES
     const { capture } = require('../capture/capture.js');
     const variants = made.map((start) => {
       const run = where(start);
-      const runCommand = start.archive ? [process.execPath, COLDSTART_BIN, 'start', '--quiet', '--archive', path.join(work, start.archive), '--', ...run.command] : run.command;
+      // The snapshot starts in the Node that made it (another refuses it).
+      const runCommand = start.snapshot ? [process.execPath, '--snapshot-blob', path.join(work, start.snapshot), ...run.command.slice(1)]
+        : start.archive ? [process.execPath, COLDSTART_BIN, 'start', '--quiet', '--archive', path.join(work, start.archive), '--', ...run.command] : run.command;
       const runEnv = start.compileCache ? { ...env, NODE_COMPILE_CACHE: path.join(work, start.name) } : env;
       const askedRounds = start.name === 'plain' ? 2 : 1;
       return {
