@@ -393,8 +393,18 @@ export interface Description {
 /** Runs an app up to its ready moment. */
 export function capture(options: CaptureOptions): Promise<CaptureResult>;
 
-/** capture + analysis: the report.json document, the raw profile and the capture result. */
-export function profile(options: CaptureOptions): Promise<{ report: StartupReport; profile: CpuProfile | undefined; result: CaptureResult }>;
+/** What profile() takes besides the app's capture options. */
+export interface ProfileOptions extends CaptureOptions {
+  /** Captures (default 1); the report is the median one's, its advice what most runs found. */
+  runs?: number;
+  /** Prove the lazy-load advice in this many alternated runs a variant (the CLI's --verify-advice: 7); needs coverage. */
+  verifyRuns?: number;
+  /** Write the artifacts here (startup.cpuprofile, report.json, report.html, ...); none without it. */
+  outDir?: string;
+}
+
+/** `coldstart profile` as a function: the report.json document the CLI writes, the raw profile and the capture result. */
+export function profile(options: ProfileOptions): Promise<{ report: StartupReport; profile: CpuProfile | undefined; result: CaptureResult }>;
 
 /** What check() takes besides the app's capture options: the runs, the limits, the baseline. */
 export interface CheckOptions extends CaptureOptions {

@@ -11,15 +11,25 @@ function capture(options) {
 }
 
 /**
- * capture + analysis: resolves to the report.json document (and the raw profile).
- * @param {Parameters<typeof capture>[0]} options
+ * `coldstart profile` as a function, its engine (lib/profile/profile-app.js): the app captured to
+ * its ready moment `runs` times, the median run reported with the advice most runs found, the
+ * machine's floor beside it; ready, as for the CLI, at its first answer unless `until` says otherwise.
+ * Resolves to the report.json document the CLI writes (and the raw profile); the artifacts are
+ * written only when `outDir` is given. Nothing is printed.
+ * @param {Parameters<typeof capture>[0] & { runs?: number, verifyRuns?: number, outDir?: string }} options
+ *   verifyRuns: prove the lazy-load advice in this many alternated runs a variant (the CLI's
+ *   --verify-advice: 7; it needs coverage: true)
  * @returns {Promise<{ report: object, profile: object|undefined, result: object }>}
  */
 async function profile(options) {
-  const result = await capture({ profile: true, ...options });
-  const { buildReport } = require('./analyze/startup-report.js');
-  const { readSource } = require('./report/profile-artifacts.js');
-  return { report: buildReport(result, { readSource }), profile: result.profile, result };
+  const { runs = 1, verifyRuns = 0, outDir = null, ...captureOptions } = options;
+  const cwd = captureOptions.cwd || process.cwd();
+  const out = outDir && require('node:path').resolve(cwd, outDir);
+  if (out) require('./output-target.js').ensureWritableDir(out);
+  const { report, result } = await require('./profile/profile-app.js').profileApp({
+    captureOptions: { profile: true, until: require('./options.js').parseUntil('answer'), ...captureOptions }, runs, verifyRuns, outDir: out, cwd,
+  });
+  return { report, profile: result.profile, result };
 }
 
 /**

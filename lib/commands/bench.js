@@ -140,69 +140,78 @@ module.exports = {
       .example('# which Node starts the app faster', '').example('$0 bench -n 20 --node 22,24,26 -- node index.js', '');
   },
   async run(argv, ctx) {
-    // --warmup, --ready-line, --html, --csv, --scenario and --fixture are old flags
-    // (lib/deprecated-flags.js), read for one more release.
-    const runs = parseCount(argv.runs, '-n', 1);
-    const warmup = argv.warmup === undefined ? 1 : parseCount(argv.warmup, '--warmup', 0);
-    const until = parseBenchUntil(argv.until);
-    if (until.mode === 'duration') {
-      throw new UsageError(`--until ${argv.until}: bench times the way to listen or to exit; a fixed duration has nothing to time`);
-    }
-    const timeoutMs = parseDuration(argv.timeout, '--timeout');
-    const limits = parseLimits(argv);
-    const scenarios = argv.scenario === undefined ? [] : require('../bench/scenarios.js').parseScenarios(argv.scenario);
-    if (argv.fixture !== undefined && !scenarios.length) throw new UsageError('--fixture goes with --scenario (the app the scenarios load)');
-    if (scenarios.length && until.mode !== 'listen') throw new UsageError('the scenarios end by listening: use --until listen with --scenario');
-    const containers = containersFromArgv(argv);
-    const inDocker = containers != null;
-    const runtimes = inDocker ? parseRuntimes(containers) : [];
-    if (until.mode === 'line' && !inDocker) throw new UsageError(`--until ${argv.until}: a line of output is how a start in a container is seen: give --containers too, or use listen, exit or http:/path here`);
-    const readyLine = readyLineFromArgv(argv, until);
-    const saved = savedFromArgv(argv, ctx.cwd);
-    const html = outputFile(argv.html, '--html', ctx.cwd);
-    const csv = outputFile(argv.csv, '--csv', ctx.cwd);
-
-    const commands = [];
-    if (argv.appCommand.length) commands.push(argv.appCommand);
-    for (const line of argv.compare || []) commands.push(splitCommand(String(line)));
-    if (!commands.length && !scenarios.length) {
-      throw new UsageError('missing app command: put it after --, e.g. coldstart bench -n 20 -- node server.js (or use --compare)');
-    }
-
-    const nodeList = argv.node === undefined ? null : checkNodeUse(argv, commands, scenarios, inDocker, ctx);
-
-    const { runBenchPlan, localCommand } = require('../bench/bench-plan.js');
-    const { checkCommand } = require('../capture/command-check.js');
-    for (const words of commands) checkCommand(localCommand(words), ctx.cwd);
-    if (inDocker) await require('../docker.js').checkRuntimes(runtimes, '--containers'); // before any image is built
-    const nodes = nodeList ? await resolveNodeList(nodeList, argv, ctx) : [];
+    const plan = await benchFlags(argv, ctx);
     const progress = benchProgress(argv, ctx);
-    let result;
-    try {
-      result = await runBenchPlan({
-        commands, nodes, scenarios, fixtureDir: argv.fixture, inDocker, runtimes, baseImage: argv.baseImage, readyLine,
-        // In a container the line is the ready moment of listen: the runs go to it as they go to a listen.
-        cwd: ctx.cwd, env: ctx.env, runs, warmup, until: until.mode === 'line' ? { mode: 'listen' } : until, timeoutMs, limits,
-        onProgress: progress.phase,
-      });
-    } finally {
-      progress.done();
-    }
-    if (limits) {
-      const { formatLimit } = require('../byte-size.js');
-      result.limits = limits;
-      result.notes.unshift(`every run ${[limits.cpus ? `with ${limits.cpus} of a CPU` : '', limits.memoryBytes ? `under a ${formatLimit(limits.memoryBytes)} memory limit` : ''].filter(Boolean).join(' and ')} (${inDocker ? 'docker run --cpus/--memory' : 'a cgroup made for each run'})`);
+    const result = await require('../bench/bench-plan.js').runBenchPlan({ ...plan.run, onProgress: progress.phase }).finally(progress.done);
+    if (plan.run.limits) {
+      const { cpus, memoryBytes } = plan.run.limits;
+      result.limits = plan.run.limits;
+      result.notes.unshift(`every run ${[cpus ? `with ${cpus} of a CPU` : '', memoryBytes ? `under a ${require('../byte-size.js').formatLimit(memoryBytes)} memory limit` : ''].filter(Boolean).join(' and ')} (${plan.run.inDocker ? 'docker run --cpus/--memory' : 'a cgroup made for each run'})`);
     }
     const { writeFileAtomic } = require('../write-atomic.js');
-    const written = [...(saved ? [saved] : []), ...(csv ? [{ file: csv, format: 'csv' }] : []), ...(html ? [{ file: html, format: 'html' }] : [])];
-    for (const w of written) writeFileAtomic(w.file, renderFile(result, w.format));
+    for (const w of plan.written) writeFileAtomic(w.file, renderFile(result, w.format));
     if (argv.json) {
       ctx.stdout.write(JSON.stringify(result, null, 2) + '\n');
     } else if (!argv.quiet) {
       ctx.stdout.write(renderText(result, { color: ctx.color }));
-      for (const w of written) ctx.stdout.write(`${w.format}: ${path.relative(ctx.cwd, w.file) || w.file}\n`);
+      for (const w of plan.written) ctx.stdout.write(`${w.format}: ${path.relative(ctx.cwd, w.file) || w.file}\n`);
     }
     return result.partial ? 130 : 0;
   },
   splitCommand,
 };
+
+/**
+ * The flags checked before anything runs (one line and exit 2 for a bad one; the runtimes asked
+ * of the engine before an image is built, the Nodes installed): what runBenchPlan takes, and the
+ * files to write the result to.
+ */
+async function benchFlags(argv, ctx) {
+  // --warmup, --ready-line, --html, --csv, --scenario and --fixture are old flags
+  // (lib/deprecated-flags.js), read for one more release.
+  const runs = parseCount(argv.runs, '-n', 1);
+  const warmup = argv.warmup === undefined ? 1 : parseCount(argv.warmup, '--warmup', 0);
+  const until = parseBenchUntil(argv.until);
+  if (until.mode === 'duration') {
+    throw new UsageError(`--until ${argv.until}: bench times the way to listen or to exit; a fixed duration has nothing to time`);
+  }
+  const timeoutMs = parseDuration(argv.timeout, '--timeout');
+  const limits = parseLimits(argv);
+  const scenarios = argv.scenario === undefined ? [] : require('../bench/scenarios.js').parseScenarios(argv.scenario);
+  if (argv.fixture !== undefined && !scenarios.length) throw new UsageError('--fixture goes with --scenario (the app the scenarios load)');
+  if (scenarios.length && until.mode !== 'listen') throw new UsageError('the scenarios end by listening: use --until listen with --scenario');
+  const containers = containersFromArgv(argv);
+  const inDocker = containers != null;
+  const runtimes = inDocker ? parseRuntimes(containers) : [];
+  if (until.mode === 'line' && !inDocker) throw new UsageError(`--until ${argv.until}: a line of output is how a start in a container is seen: give --containers too, or use listen, exit or http:/path here`);
+  const readyLine = readyLineFromArgv(argv, until);
+  const saved = savedFromArgv(argv, ctx.cwd);
+  const html = outputFile(argv.html, '--html', ctx.cwd);
+  const csv = outputFile(argv.csv, '--csv', ctx.cwd);
+  const commands = benchCommands(argv, ctx, scenarios);
+  const nodeList = argv.node === undefined ? null : checkNodeUse(argv, commands, scenarios, inDocker, ctx);
+  if (inDocker) await require('../docker.js').checkRuntimes(runtimes, '--containers'); // before any image is built
+  const nodes = nodeList ? await resolveNodeList(nodeList, argv, ctx) : [];
+  return {
+    run: {
+      commands, nodes, scenarios, fixtureDir: argv.fixture, inDocker, runtimes, baseImage: argv.baseImage, readyLine,
+      // In a container the line is the ready moment of listen: the runs go to it as they go to a listen.
+      cwd: ctx.cwd, env: ctx.env, runs, warmup, until: until.mode === 'line' ? { mode: 'listen' } : until, timeoutMs, limits,
+    },
+    written: [...(saved ? [saved] : []), ...(csv ? [{ file: csv, format: 'csv' }] : []), ...(html ? [{ file: html, format: 'html' }] : [])],
+  };
+}
+
+/** The commands to time (the app's, then each --compare), each checked to be one that can start here. */
+function benchCommands(argv, ctx, scenarios) {
+  const commands = [];
+  if (argv.appCommand.length) commands.push(argv.appCommand);
+  for (const line of argv.compare || []) commands.push(splitCommand(String(line)));
+  if (!commands.length && !scenarios.length) {
+    throw new UsageError('missing app command: put it after --, e.g. coldstart bench -n 20 -- node server.js (or use --compare)');
+  }
+  const { localCommand } = require('../bench/bench-plan.js');
+  const { checkCommand } = require('../capture/command-check.js');
+  for (const words of commands) checkCommand(localCommand(words), ctx.cwd);
+  return commands;
+}

@@ -29,80 +29,77 @@ module.exports = {
     .example('# against the main branch checked out in ../main', '').example('$0 check -n 10 --baseline-cmd "node ../main/server.js" -- node server.js', '')
     .example('# 10 runs, up to 30 while undecided; under GitHub Actions the verdict also goes to $GITHUB_STEP_SUMMARY', '').example('$0 check -n 10..30 --budget 800ms -- node server.js', ''),
   async run(argv, ctx) {
-    const { parseTolerance } = require('../check/verdict.js');
-    const { runs, maxRuns } = parseRuns(argv);
-    // --min-effect is an old flag (lib/deprecated-flags.js), read for one more release: the tolerance otherwise.
-    const minEffectMs = argv.minEffect != null ? parseDuration(argv.minEffect, '--min-effect') : undefined;
-    const { budgetMs, maxModules, maxAdviceMs, maxRssBytes, maxHeapBytes } = parseBudget(argv);
-    const tolerance = parseTolerance(argv.tolerance);
-    const format = outputFormat(argv);
-    // The app's own output is not shown: the runs are measurements.
-    const runOptions = { ...captureOptionsFromArgv(argv, ctx), stdout: undefined, stderr: undefined, profile: false };
-    if (!argv.appCommand.length) throw new UsageError('missing app command: put it after --, e.g. coldstart check --budget 800ms -- node server.js');
-
-    const baselineCommand = parseBaselineCommand(argv, ctx.cwd);
-    const baselineArg = argv.baseline || path.join(argv.out || '.coldstart', 'baseline.json');
-    const baselineFile = path.resolve(ctx.cwd, baselineArg);
-    let baseline = null;
-    if (baselineCommand) {
-      // The baseline is measured here, run for run with the app.
-    } else if (fs.existsSync(baselineFile)) {
-      try {
-        baseline = readReport(baselineArg, ctx.cwd);
-      } catch (err) {
-        if (!argv.updateBaseline) throw err; // a broken baseline is about to be replaced anyway
-      }
-    } else if (argv.baseline && !argv.updateBaseline) {
-      throw new UsageError(`baseline not found: ${argv.baseline} (record one with coldstart check --update-baseline -- <app command>)`);
-    }
-    if (!argv.updateBaseline && !baselineCommand && budgetMs == null && maxModules == null && maxAdviceMs == null && maxRssBytes == null && maxHeapBytes == null && !baseline) {
-      throw new UsageError(`nothing to check: give --budget (e.g. 800ms,modules=1500,advice=50ms,rss=256MiB) or a baseline (none at ${baselineArg}; record one with --update-baseline)`);
-    }
-    if (argv.updateBaseline) ensureWritableDir(path.dirname(baselineFile));
-
+    const { runOptions, runs, maxRuns, limits, format, baselineCommand, baselineFile, baseline } = checkFlags(argv, ctx);
     // On a terminal only: in a CI log one line per run says nothing the result does not.
     const progress = require('../report/terminal-format.js').progress({ stream: ctx.stderr, quiet: argv.quiet || format !== 'text' || !ctx.stderr.isTTY, env: ctx.env });
-    let result;
-    try {
-      result = await require('../check/check-app.js').checkApp({
-        runOptions, runs, maxRuns, baseline, baselineCommand, updateBaseline: argv.updateBaseline,
-        limits: { budgetMs, maxModules, maxAdviceMs, maxRssBytes, maxHeapBytes, tolerance, minEffectMs },
-        onProgress: (text) => progress.phase(text),
-      });
-    } finally {
-      progress.done();
-    }
+    const result = await require('../check/check-app.js').checkApp({
+      runOptions, runs, maxRuns, baseline, baselineCommand, updateBaseline: argv.updateBaseline, limits, onProgress: progress.phase,
+    }).finally(progress.done);
     ctx.warnings.push(...result.warnings);
-    if (argv.updateBaseline) {
-      const { writeFileAtomic } = require('../write-atomic.js');
-      writeFileAtomic(baselineFile, JSON.stringify(result.report, null, 2) + '\n');
-    }
-
-    // The baseline as the user named it (the default one relative to here).
-    const shownBaseline = baselineCommand ? `--baseline-cmd ${shellWord(argv.baselineCmd)}` : argv.baseline || path.relative(ctx.cwd, baselineFile) || baselineFile;
-    const summary = require('../report/check-summary.js');
-    const markdown = () => require('../report/check-markdown.js').renderCheckMarkdown({ ...result, shownBaseline, updated: argv.updateBaseline });
-    if (format === 'json') {
-      const shown = {
-        baseline: (baseline && !baselineCommand) || argv.updateBaseline ? shownBaseline : null,
-        baselineCommand: baselineCommand ? argv.baselineCmd : null,
-        baselineWritten: argv.updateBaseline,
-      };
-      ctx.stdout.write(JSON.stringify(summary.checkJson(result, shown), null, 2) + '\n');
-    } else if (format === 'markdown') {
-      ctx.stdout.write(markdown());
-    } else if (!argv.quiet || !result.ok) {
-      ctx.stdout.write(summary.renderCheckText(result, { color: ctx.color, shownBaseline, updated: argv.updateBaseline }));
-    }
-    // Under GitHub Actions the verdict goes to the job summary too, whatever stdout has (the old
-    // --format markdown prints it there already, for a `>> "$GITHUB_STEP_SUMMARY"` of its own).
-    if (format !== 'markdown') appendStepSummary(ctx, argv, markdown);
+    if (argv.updateBaseline) require('../write-atomic.js').writeFileAtomic(baselineFile, JSON.stringify(result.report, null, 2) + '\n');
+    printCheck(result, argv, ctx, { format, baselineFile, baseline, baselineCommand });
     // Under --strict the inconclusive check is the one `coldstart: --strict:` line lib/cli.js
     // prints for every command's warnings, and its exit 1: the command itself then ends with 0.
     if (!result.verdict.ok) return 1;
-    return result.verdict.inconclusive && !argv.strict ? summary.INCONCLUSIVE_EXIT : 0;
+    return result.verdict.inconclusive && !argv.strict ? require('../report/check-summary.js').INCONCLUSIVE_EXIT : 0;
   },
 };
+
+/** The flags checked before the app runs (one line and exit 2 for a bad one), and the saved baseline read. */
+function checkFlags(argv, ctx) {
+  const { runs, maxRuns } = parseRuns(argv);
+  // --min-effect is an old flag (lib/deprecated-flags.js), read for one more release: the tolerance otherwise.
+  const minEffectMs = argv.minEffect != null ? parseDuration(argv.minEffect, '--min-effect') : undefined;
+  const budget = parseBudget(argv);
+  const limits = { ...budget, tolerance: require('../check/verdict.js').parseTolerance(argv.tolerance), minEffectMs };
+  const format = outputFormat(argv);
+  // The app's own output is not shown: the runs are measurements.
+  const runOptions = { ...captureOptionsFromArgv(argv, ctx), stdout: undefined, stderr: undefined, profile: false };
+  if (!argv.appCommand.length) throw new UsageError('missing app command: put it after --, e.g. coldstart check --budget 800ms -- node server.js');
+  const baselineCommand = parseBaselineCommand(argv, ctx.cwd);
+  const baselineArg = argv.baseline || path.join(argv.out || '.coldstart', 'baseline.json');
+  const baselineFile = path.resolve(ctx.cwd, baselineArg);
+  let baseline = null;
+  if (baselineCommand) {
+    // The baseline is measured here, run for run with the app.
+  } else if (fs.existsSync(baselineFile)) {
+    try {
+      baseline = readReport(baselineArg, ctx.cwd);
+    } catch (err) {
+      if (!argv.updateBaseline) throw err; // a broken baseline is about to be replaced anyway
+    }
+  } else if (argv.baseline && !argv.updateBaseline) {
+    throw new UsageError(`baseline not found: ${argv.baseline} (record one with coldstart check --update-baseline -- <app command>)`);
+  }
+  if (!argv.updateBaseline && !baselineCommand && Object.values(budget).every((limit) => limit == null) && !baseline) {
+    throw new UsageError(`nothing to check: give --budget (e.g. 800ms,modules=1500,advice=50ms,rss=256MiB) or a baseline (none at ${baselineArg}; record one with --update-baseline)`);
+  }
+  if (argv.updateBaseline) ensureWritableDir(path.dirname(baselineFile));
+  return { runOptions, runs, maxRuns, limits, format, baselineCommand, baselineFile, baseline };
+}
+
+/** The result as --json, markdown or the terminal summary; under GitHub Actions also to the job summary. */
+function printCheck(result, argv, ctx, { format, baselineFile, baseline, baselineCommand }) {
+  // The baseline as the user named it (the default one relative to here).
+  const shownBaseline = baselineCommand ? `--baseline-cmd ${shellWord(argv.baselineCmd)}` : argv.baseline || path.relative(ctx.cwd, baselineFile) || baselineFile;
+  const summary = require('../report/check-summary.js');
+  const markdown = () => require('../report/check-markdown.js').renderCheckMarkdown({ ...result, shownBaseline, updated: argv.updateBaseline });
+  if (format === 'json') {
+    const shown = {
+      baseline: (baseline && !baselineCommand) || argv.updateBaseline ? shownBaseline : null,
+      baselineCommand: baselineCommand ? argv.baselineCmd : null,
+      baselineWritten: argv.updateBaseline,
+    };
+    ctx.stdout.write(JSON.stringify(summary.checkJson(result, shown), null, 2) + '\n');
+  } else if (format === 'markdown') {
+    ctx.stdout.write(markdown());
+  } else if (!argv.quiet || !result.ok) {
+    ctx.stdout.write(summary.renderCheckText(result, { color: ctx.color, shownBaseline, updated: argv.updateBaseline }));
+  }
+  // Under GitHub Actions the verdict goes to the job summary too, whatever stdout has (the old
+  // --format markdown prints it there already, for a `>> "$GITHUB_STEP_SUMMARY"` of its own).
+  if (format !== 'markdown') appendStepSummary(ctx, argv, markdown);
+}
 
 /**
  * --runs N | N..M | N..N -> { runs, maxRuns }: N runs first; while they cannot decide, more up to M

@@ -39,31 +39,7 @@ module.exports = {
     .example('$0 dockerfile --lambda handler.js:handler --event event.json > Dockerfile', '')
     .example('# print what was detected', '').example('$0 dockerfile --entry dist/server.js --json', ''),
   async run(argv, ctx) {
-    if (argv.appCommand.length) {
-      throw new UsageError('dockerfile takes no app command: name the entry file with --entry, e.g. --entry server.js');
-    }
-    if (/[\r\n]/.test(argv.out || '')) throw new UsageError(`--out ${JSON.stringify(argv.out)}: a line break in the path would end the Dockerfile's build-command line`);
-    const { detectProject } = require('../dockerfile/detect-project.js');
-    const { renderDockerfile } = require('../dockerfile/render-dockerfile.js');
-    const root = path.resolve(ctx.cwd, argv.root || '.');
-    if (argv.event != null && argv.lambda == null) throw new UsageError('--event is the first invocation of a --lambda function: give --lambda handler.js:fn too');
-    if (argv.lambda != null) {
-      const other = ['entry', 'snapshot', 'distroless', 'bundle', 'choose'].find((name) => argv[name]);
-      if (other) throw new UsageError(`--${other} with --lambda: a Lambda image starts the handler through its runtime interface client; leave out --${other}`);
-    }
-    const description = detectProject({ root, entry: argv.entry, lambda: argv.lambda, event: argv.event, distroless: argv.distroless });
-
-    if (argv.snapshot && argv.bundle) throw new UsageError('--snapshot with --bundle: each is a way to start the app; leave out one of them');
-    if (argv.snapshot) refuseSnapshot(description);
-    const way = ['snapshot', 'bundle'].find((name) => argv[name]);
-    if (argv.choose && way) throw new UsageError(`--choose with --${way}: --choose picks the way to start; leave out one of them`);
-    if (argv.choose && !argv.out) throw new UsageError('--choose writes the Dockerfile it chose: give --out, e.g. --out Dockerfile');
-    if (description.next && (way || argv.choose)) {
-      throw new UsageError(`--${argv.choose ? 'choose' : way}: not for a Next.js standalone server (Next has traced and copied what it needs); coldstart dockerfile writes its image without it`);
-    }
-    if ((argv.bundle || argv.choose) && description.binary) {
-      throw new UsageError(`--${argv.bundle ? 'bundle' : 'choose'}: the app starts with the package binary ${description.binary} (scripts.start); a bundle starts node with an entry file: give it with --entry`);
-    }
+    const { description, way } = dockerfileFlags(argv, ctx);
     let choice = null;
     if (argv.choose) {
       // A bad --out is one line before the app runs; what this made goes when no Dockerfile is written.
@@ -79,36 +55,69 @@ module.exports = {
     const fromRoot = out && path.relative(description.root, out);
     const dockerfile = out && (fromRoot.startsWith('..') || path.isAbsolute(fromRoot) ? out : fromRoot.split(path.sep).join('/'));
     const start = choice ? choice.chosen : way || 'modules';
-    const text = renderDockerfile(description, { dockerfile, start });
-
-    if (out) {
-      const { writeFileAtomic } = require('../write-atomic.js');
-      try {
-        writeFileAtomic(out, text);
-      } catch (err) {
-        if (['ENOENT', 'EACCES', 'ENOTDIR', 'EROFS', 'EISDIR'].includes(err.code)) {
-          throw new UsageError(`cannot write --out ${argv.out}: ${err.code}`);
-        }
-        throw err;
-      }
-    }
+    const text = require('../dockerfile/render-dockerfile.js').renderDockerfile(description, { dockerfile, start });
+    if (out) writeDockerfile(out, text, argv);
     if (argv.json) {
       ctx.stdout.write(JSON.stringify(out ? { ...description, out, ...(choice ? { choice } : {}) } : description, null, 2) + '\n');
     } else if (!out) {
       ctx.stdout.write(text);
     } else if (!argv.quiet) {
-      const command = description.lambda ? `Lambda handler ${description.lambda.handler}` : description.appCommand.join(' ');
-      ctx.stdout.write(`wrote ${path.relative(ctx.cwd, out) || out}: ${command} (${description.packageManager.name}, `
-        + `node ${description.node.major}${description.typescript ? ', TypeScript build' : ''}${description.next ? ', Next.js standalone' : ''}`
-        + `${description.distroless ? ', distroless' : ''}${start === 'modules' ? '' : `, ${START_NAMES[start]}`})\n`);
-      if (choice) {
-        const asked = require('../capture/same-answers.js').describeAnswers(choice.requests);
-        ctx.stdout.write(require('../report/start-choice.js').renderStartChoice(choice, { color: ctx.color, asked }));
-      }
+      printWritten(ctx, { out, description, start, choice });
     }
     return 0;
   },
 };
+
+/** The flags checked and the project detected, before anything runs (one line and exit 2 for a bad one). */
+function dockerfileFlags(argv, ctx) {
+  if (argv.appCommand.length) {
+    throw new UsageError('dockerfile takes no app command: name the entry file with --entry, e.g. --entry server.js');
+  }
+  if (/[\r\n]/.test(argv.out || '')) throw new UsageError(`--out ${JSON.stringify(argv.out)}: a line break in the path would end the Dockerfile's build-command line`);
+  const root = path.resolve(ctx.cwd, argv.root || '.');
+  if (argv.event != null && argv.lambda == null) throw new UsageError('--event is the first invocation of a --lambda function: give --lambda handler.js:fn too');
+  if (argv.lambda != null) {
+    const other = ['entry', 'snapshot', 'distroless', 'bundle', 'choose'].find((name) => argv[name]);
+    if (other) throw new UsageError(`--${other} with --lambda: a Lambda image starts the handler through its runtime interface client; leave out --${other}`);
+  }
+  const description = require('../dockerfile/detect-project.js').detectProject({ root, entry: argv.entry, lambda: argv.lambda, event: argv.event, distroless: argv.distroless });
+  if (argv.snapshot && argv.bundle) throw new UsageError('--snapshot with --bundle: each is a way to start the app; leave out one of them');
+  if (argv.snapshot) refuseSnapshot(description);
+  const way = ['snapshot', 'bundle'].find((name) => argv[name]);
+  if (argv.choose && way) throw new UsageError(`--choose with --${way}: --choose picks the way to start; leave out one of them`);
+  if (argv.choose && !argv.out) throw new UsageError('--choose writes the Dockerfile it chose: give --out, e.g. --out Dockerfile');
+  if (description.next && (way || argv.choose)) {
+    throw new UsageError(`--${argv.choose ? 'choose' : way}: not for a Next.js standalone server (Next has traced and copied what it needs); coldstart dockerfile writes its image without it`);
+  }
+  if ((argv.bundle || argv.choose) && description.binary) {
+    throw new UsageError(`--${argv.bundle ? 'bundle' : 'choose'}: the app starts with the package binary ${description.binary} (scripts.start); a bundle starts node with an entry file: give it with --entry`);
+  }
+  return { description, way };
+}
+
+/** The Dockerfile to --out, whole or not at all. */
+function writeDockerfile(out, text, argv) {
+  try {
+    require('../write-atomic.js').writeFileAtomic(out, text);
+  } catch (err) {
+    if (['ENOENT', 'EACCES', 'ENOTDIR', 'EROFS', 'EISDIR'].includes(err.code)) {
+      throw new UsageError(`cannot write --out ${argv.out}: ${err.code}`);
+    }
+    throw err;
+  }
+}
+
+/** The line saying what was written, and with --choose the table it chose from. */
+function printWritten(ctx, { out, description, start, choice }) {
+  const command = description.lambda ? `Lambda handler ${description.lambda.handler}` : description.appCommand.join(' ');
+  ctx.stdout.write(`wrote ${path.relative(ctx.cwd, out) || out}: ${command} (${description.packageManager.name}, `
+    + `node ${description.node.major}${description.typescript ? ', TypeScript build' : ''}${description.next ? ', Next.js standalone' : ''}`
+    + `${description.distroless ? ', distroless' : ''}${start === 'modules' ? '' : `, ${START_NAMES[start]}`})\n`);
+  if (choice) {
+    const asked = require('../capture/same-answers.js').describeAnswers(choice.requests);
+    ctx.stdout.write(require('../report/start-choice.js').renderStartChoice(choice, { color: ctx.color, asked }));
+  }
+}
 
 // How the summary line names each way to start but the default.
 const START_NAMES = {

@@ -27,13 +27,7 @@ module.exports = {
     let summary;
     const progress = require('../report/terminal-format.js').progress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
     try {
-      if (argv.manifest && argv.appCommand.length) throw new UsageError('give either --manifest or an app command, not both');
-      if (snapshot && argv.manifest) throw new UsageError('--snapshot-blob needs the app run, not --manifest: it evaluates the modules the run loaded');
-      if (argv.lambda != null && (snapshot || argv.manifest)) {
-        throw new UsageError('--lambda packs what a run of the function reads: not with --manifest or --snapshot-blob');
-      }
-      const refused = snapshot && argv.appCommand.length && require('../pack/make-snapshot.js').refusedUpFront(argv.appCommand, ctx.cwd);
-      if (refused) throw new UsageError(`--snapshot-blob: no snapshot for this app: ${refused}; leave out --snapshot-blob`);
+      checkPackInput(argv, ctx, snapshot);
       const { packApp } = require('../pack/pack-app.js');
       summary = await packApp({
         out,
@@ -59,6 +53,17 @@ module.exports = {
     return 0;
   },
 };
+
+/** What is packed: an app run or a manifest, not both; what a snapshot or --lambda cannot take. */
+function checkPackInput(argv, ctx, snapshot) {
+  if (argv.manifest && argv.appCommand.length) throw new UsageError('give either --manifest or an app command, not both');
+  if (snapshot && argv.manifest) throw new UsageError('--snapshot-blob needs the app run, not --manifest: it evaluates the modules the run loaded');
+  if (argv.lambda != null && (snapshot || argv.manifest)) {
+    throw new UsageError('--lambda packs what a run of the function reads: not with --manifest or --snapshot-blob');
+  }
+  const refused = snapshot && argv.appCommand.length && require('../pack/make-snapshot.js').refusedUpFront(argv.appCommand, ctx.cwd);
+  if (refused) throw new UsageError(`--snapshot-blob: no snapshot for this app: ${refused}; leave out --snapshot-blob`);
+}
 
 /**
  * --code-cache: 'run' alone (recorded from a second start of the app), 'compile' for --code-cache

@@ -1,5 +1,6 @@
 'use strict';
-// coldstart profile -- <command>: capture + analyse + report.
+// coldstart profile -- <command>: the flags parsed, the workflow of lib/profile/ called (on this
+// machine or in a container), its report printed.
 const path = require('path');
 const { afterWindowFromArgv, parseCount, parseInterval, captureOptions, lambdaOptions, captureOptionsFromArgv } = require('../options.js');
 const { ensureWritableDir } = require('../output-target.js');
@@ -40,9 +41,10 @@ module.exports = {
     try {
       const lock = require('../output-lock.js').lockOutput(outDir); // one run's artifacts, not a mix of several
       try {
+        const captureOptions = { ...options, interval, after, coverage: argv.coverage || argv.verifyAdvice, keepRunning: argv.keepRunning };
         return argv.docker != null
           ? await profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs: options.timeoutMs })
-          : await profileHere(argv, ctx, outDir, { options, interval, after, verifyRuns, runs });
+          : await profileHere(argv, ctx, outDir, { captureOptions, verifyRuns, runs });
       } finally {
         lock.release(); // before a failed run's directories are taken away
       }
@@ -53,95 +55,19 @@ module.exports = {
   },
 };
 
-/**
- * The capture on this machine (runs times: the run with the median time to ready is the one
- * reported, its advice what most runs found), the advice verified when asked, the artifacts and
- * the summary.
- */
-async function profileHere(argv, ctx, outDir, { options, interval, after, verifyRuns, runs }) {
-  const { capture } = require('../capture/capture.js');
-  const { withInterrupts } = require('../interrupt.js');
-  const { buildReport, busyShare } = require('../analyze/startup-report.js');
-  const { readSource } = require('../report/profile-artifacts.js');
-  const progress = runs > 1 ? require('../report/terminal-format.js').progress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env }) : null;
-  const results = [];
-  let stopped = false; // interrupted before a run had anything: the runs before it stand
-  try {
-    for (let i = 0; i < runs; i++) {
-      if (progress) progress.phase(`run ${i + 1}/${runs}…`);
-      const result = await withInterrupts((traps) => capture({
-        ...options,
-        interval,
-        coverage: argv.coverage || argv.verifyAdvice,
-        after,
-        keepRunning: argv.keepRunning,
-        // The app's output once is enough.
-        ...(i > 0 ? { stdout: undefined, stderr: undefined } : {}),
-        signal: traps.signal,
-        force: traps.force,
-      })).catch((err) => {
-        if (err.exitCode !== 130 || !results.length) throw err;
-        stopped = true;
-        return null;
-      });
-      if (!result) break;
-      results.push(result);
-      if (result.partial) break;
-    }
-  } finally {
-    if (progress) progress.done();
-  }
-  const byReady = results.filter((r) => !r.partial).sort((a, b) => a.readyAt - b.readyAt);
-  const result = byReady.length ? byReady[(byReady.length - 1) >> 1] : results[results.length - 1];
-  const { adviceAcrossRuns } = require('../analyze/advice-across-runs.js');
-  const ordered = [result, ...results.filter((r) => r !== result)];
-  const drafts = ordered.map((r) => buildReport(r, { readSource }));
-  const across = adviceAcrossRuns(drafts.map((d) => d.advice));
-  // Interrupted: what the finished runs found is written, marked partial (fewer runs than asked).
-  const interrupted = stopped || results.some((r) => r.partial);
-  const verification = verifyRuns && !interrupted ? await verifyAdvice(drafts[0], options, verifyRuns, after, argv, ctx) : null;
-  const floorMs = interrupted ? null : await machineFloorMs(options);
-  const { writeProfileArtifacts } = require('../report/profile-artifacts.js');
-  const report = writeProfileArtifacts(interrupted ? { ...result, partial: true } : result, outDir, ctx.cwd, {
-    verification,
-    floorMs,
-    advice: across.advice,
-    runs: {
-      count: results.length,
-      asked: runs,
-      finished: byReady.length,
-      readyAt: ordered.map((r) => Math.round(r.readyAt * 100) / 100), // the reported run first
-      // How busy the machine was in each run: its share of the time the app waited for a CPU.
-      busyShare: drafts.map((d) => busyShare(d.machine)),
-      unstable: across.unstable,
-    },
-  });
+/** The workflow on this machine (lib/profile/profile-app.js), its report printed. */
+async function profileHere(argv, ctx, outDir, { captureOptions, verifyRuns, runs }) {
+  const progress = require('../report/terminal-format.js').progress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
+  const { report, interrupted, invocationFailure } = await require('../profile/profile-app.js').profileApp({
+    captureOptions, runs, verifyRuns, outDir, cwd: ctx.cwd, interrupts: require('../interrupt.js').withInterrupts, onProgress: progress.phase,
+  }).finally(progress.done);
   printReport(report, argv, ctx);
   if (interrupted) return 130;
-  const failed = require('../analyze/startup-report.js').invocationFailure(result.lambda);
-  if (failed) {
-    ctx.stderr.write(`coldstart: the first invocation failed (${failed}); the profile of init and the invocation is written\n`);
+  if (invocationFailure) {
+    ctx.stderr.write(`coldstart: the first invocation failed (${invocationFailure}); the profile of init and the invocation is written\n`);
     return 1;
   }
   return 0;
-}
-
-/**
- * The machine's floor now: a bare Node of the app's binary reaching the same ready moment, timed
- * once right after the capture (as check pairs each run with one). Beside the app's own start it
- * tells a slow Node start from a slow app; null when there is none to run or it failed.
- */
-async function machineFloorMs(options) {
-  const { bareNodeCommand } = require('../check/control.js');
-  const command = bareNodeCommand(options.command, options.until || { mode: 'listen' });
-  if (!command) return null;
-  const { capture } = require('../capture/capture.js');
-  try {
-    const r = await capture({ ...options, command, timingOnly: true, stdout: undefined, stderr: undefined });
-    return Number.isFinite(r.readyAt) ? r.readyAt : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The report as one JSON document (--json) or the terminal summary. */
@@ -151,28 +77,6 @@ function printReport(report, argv, ctx) {
   } else if (!argv.quiet) {
     const { renderProfileSummary } = require('../report/terminal.js');
     ctx.stdout.write(renderProfileSummary(report, { color: ctx.color, artifacts: report.artifacts }));
-  }
-}
-
-/** --verify-advice: the lazy-load advice of the reported capture (its draft report), measured in alternating timed runs. */
-async function verifyAdvice(draft, options, runs, after, argv, ctx) {
-  if (!draft.advice.some((a) => a.kind === 'lazy-load')) return [];
-  const { verifyLazyAdvice } = require('../capture/verify-lazy.js');
-  const { progress: phaseProgress } = require('../report/terminal-format.js');
-  const { withInterrupts } = require('../interrupt.js');
-  const progress = phaseProgress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
-  try {
-    return await withInterrupts((traps) => verifyLazyAdvice({
-      report: draft,
-      runOptions: { ...options, stdout: undefined, stderr: undefined }, // the app's output once is enough
-      runs,
-      requests: after ? after.requests : [],
-      signal: traps.signal,
-      force: traps.force,
-      onProgress: (text) => progress.phase(text),
-    }));
-  } finally {
-    progress.done();
   }
 }
 
@@ -192,40 +96,19 @@ function innerProfileArgs(argv) {
   return args;
 }
 
-/** profile --docker IMAGE: the capture inside a container; the artifacts and summary here. */
+/** profile --docker IMAGE: the workflow in a container (lib/profile/profile-container.js), its report printed. */
 async function profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs }) {
-  const { profileInContainer } = require('../capture/in-container.js');
-  const { withInterrupts } = require('../interrupt.js');
   // --cpus: the container's share (coldstart's capture inside waits while the app starts). --memory
   // is refused: the capture's own memory would count against the limit there.
   const limits = require('../options.js').parseLimits(argv);
   if (limits && limits.memoryBytes) throw new UsageError('--memory with --docker: coldstart\'s capture runs inside the container and its own memory would count against the limit; profile on this machine with --memory, or run the image with docker run --memory');
-  const runtime = argv.runtime || 'runc';
-  await require('../docker.js').checkRuntimes([runtime]);
   // Room for the engine to start the container (gVisor is slower) and for every run inside.
   const containerMs = 120_000 + timeoutMs * (1 + 4 * verifyRuns) + (after ? after.ms : 0);
-  const got = await withInterrupts((traps) => profileInContainer({
-    image: argv.docker, runtime, command: argv.appCommand || [], lambda: argv.lambda != null, profileArgs: innerProfileArgs(argv), outDir, timeoutMs: containerMs, signal: traps.signal,
-    cpus: limits ? limits.cpus : null,
+  const { report, appOutput } = await require('../interrupt.js').withInterrupts((traps) => require('../profile/profile-container.js').profileContainer({
+    image: argv.docker, runtime: argv.runtime || 'runc', command: argv.appCommand || [], lambda: argv.lambda != null, profileArgs: innerProfileArgs(argv),
+    outDir, cwd: ctx.cwd, timeoutMs: containerMs, cpus: limits ? limits.cpus : null, signal: traps.signal,
   }));
-  if (got.appOutput && !argv.quiet) ctx.stderr.write(got.appOutput.endsWith('\n') ? got.appOutput : `${got.appOutput}\n`);
-  const shown = (name) => path.relative(ctx.cwd, path.join(outDir, name)) || name;
-  // Inside gVisor the load average is the sandbox's own (0 whatever the host runs): the host's instead.
-  const machine = got.report.machine && require('../gvisor.js').isGvisor(runtime)
-    ? { ...got.report.machine, loadAverage: require('../capture/capture-result.js').loadAverage(), loadAverageOf: 'the host' }
-    : got.report.machine;
-  const report = {
-    ...got.report,
-    ...(machine ? { machine } : {}),
-    ...(limits ? { limits: { cpus: limits.cpus, memoryBytes: null, how: `docker run --cpus ${limits.cpus}` } } : {}),
-    container: { image: argv.docker, runtime, command: got.command },
-    artifacts: Object.fromEntries(Object.entries(got.report.artifacts || {}).map(([k, v]) => [k, shown(path.posix.basename(v))])),
-  };
-  // What only a start in a container says: files served from memory, a code cache.
-  const { containerAdvice } = require('../analyze/container-advice.js');
-  report.advice = [...(report.advice || []), ...containerAdvice(report)].sort((a, b) => b.estimatedMs - a.estimatedMs);
-  // report.json and report.html say where the profile was taken.
-  require('../report/profile-artifacts.js').writeReportFiles(report, outDir);
+  if (appOutput && !argv.quiet) ctx.stderr.write(appOutput.endsWith('\n') ? appOutput : `${appOutput}\n`);
   printReport(report, argv, ctx);
   return report.partial ? 130 : 0;
 }
