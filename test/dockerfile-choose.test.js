@@ -9,6 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { copyFixture, runCli, rm } = require('./helpers/app.js');
 const { decide } = require('../lib/dockerfile/choose-start.js');
+const { onBenchmarkNode } = require('./helpers/suite.js');
 
 let dir;
 test.before(() => { dir = copyFixture('bundle-answers'); });
@@ -80,10 +81,12 @@ test('decide: the fastest proven start; within the noise of it, the simpler; not
   assert.equal(unproven.chosen, null);
 });
 
-test('--choose needs --out and takes no other way to start: one line, exit 2', async () => {
+test('--choose needs --out and takes no other way to start; --runtime and --base-image go with it: one line, exit 2', async () => {
   for (const [flags, message] of [
     [['--choose'], /^coldstart: --choose writes the Dockerfile it chose: give --out, e.g. --out Dockerfile$/],
     [['--choose', '--bundle', '--out', 'D'], /^coldstart: --choose with --bundle: --choose picks the way to start; leave out one of them$/],
+    [['--runtime', 'runc', '--out', 'D'], /^coldstart: --runtime is where --choose times the starts: give --choose too$/],
+    [['--choose', '--base-image', 'node:24-slim', '--out', 'D'], /^coldstart: --base-image is what --choose --runtime builds the starts on: give --runtime too$/],
   ]) {
     const r = await runCli(['dockerfile', ...flags], { cwd: dir });
     assert.equal(r.code, 2, r.stderr);
@@ -129,4 +132,30 @@ test('--choose with an --out that cannot be written: one line, exit 2, no progre
   assert.equal(r.code, 2, r.stderr);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   assert.match(r.stderr.trim(), /^coldstart: --out \S*a-dir is a directory: give a file name/);
+});
+
+test('--runtime runc: the starts proven here are timed in fresh containers of the images their Dockerfiles build, and one of them is written; no image is left', { timeout: 600_000 }, async (t) => {
+  const { needDocker, BASE_IMAGE } = require('./helpers/docker.js');
+  if (!onBenchmarkNode(t, 'six image builds of an app')) return;
+  if (!(await needDocker(t))) return;
+  const { docker } = require('../lib/docker.js');
+  const unknown = await runCli(['dockerfile', '--choose', '--runtime', 'no-such-runtime', '--out', 'D'], { cwd: dir });
+  assert.equal(unknown.code, 2, unknown.stderr);
+  assert.match(unknown.stderr.trim(), /^coldstart: unknown --runtime "no-such-runtime": this Docker engine has /);
+
+  const r = await runCli(['dockerfile', '--choose', '--runtime', 'runc', '--base-image', BASE_IMAGE, '--runs', '2', '--json', '--out', 'Dockerfile.runc'], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  const { choice } = JSON.parse(r.stdout);
+  assert.equal(choice.runtime, 'runc');
+  for (const row of choice.rows) {
+    assert.equal(row.problem, null, `${row.name}: ${row.problem}`);
+    assert.equal(row.samples.length, 2, `${row.name}: two starts in containers`);
+    // In-process ms to the first listen by the container's node: more than nothing, less than the timeout.
+    for (const ms of row.samples) assert.ok(ms > 1 && ms < 60_000, `${row.name}: ${ms} ms`);
+  }
+  const chosen = choice.rows.find((row) => row.writes === choice.chosen);
+  assert.equal(chosen, [...choice.rows].sort((a, b) => a.median.median - b.median.median)[0], 'with two runs the fastest median is written');
+  assert.ok(fs.existsSync(path.join(dir, 'Dockerfile.runc')));
+  const images = await docker(['image', 'ls', '--quiet', '--filter', 'reference=coldstart-choose-*']);
+  assert.equal(images.stdout.trim(), '', 'no image of the starts left');
 });

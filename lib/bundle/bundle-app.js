@@ -104,56 +104,8 @@ async function bundleApp(opts) {
     const build = await buildBundle({ entry: entryFile, root, externals: nccExternals });
     const final = completeExternals(decision, build, facts.packages, manifests, auto);
 
-    // 4. What goes beside the bundle: preload files, files the app reads, app modules ncc could
-    //    not reach, and node_modules for the externals, the preload and those modules.
-    const warnings = [];
-    const copies = new Map(); // relative path -> absolute source
-    const copy = (file) => {
-      const rel = relativeInside(root, file);
-      if (rel && relativeInside(out, file) === null && fs.existsSync(file)) copies.set(rel, file);
-      return rel;
-    };
-    for (const file of facts.app.preload) {
-      if (!copy(file)) warnings.push(warning('PRELOAD_OUTSIDE_ROOT', `preload file ${file} is outside the app root: not copied, the start command uses it where it is`, { file }));
-    }
-    for (const file of facts.app.reads) copy(file);
-    const unbundled = facts.app.main.filter((f) => f !== entryFile && !build.appFiles.has(f));
-    for (const file of unbundled) copy(file);
-    if (unbundled.length) {
-      const n = unbundled.length;
-      warnings.push(warning('NOT_IN_BUNDLE',
-        `${n} app module${n === 1 ? '' : 's'} loaded at startup ${n === 1 ? 'is' : 'are'} not in the bundle (a require ncc cannot follow): ` +
-          `copied beside it at the same path, e.g. ${displayPath(root, unbundled[0])}`,
-        { files: unbundled.map((f) => displayPath(root, f)) }));
-    }
-    for (const u of build.unresolved) {
-      // A require the original cannot resolve either fails alike in both (or sits in a try).
-      if (!resolvesFrom(u.request, u.from)) continue;
-      warnings.push(warning('UNRESOLVED_REQUIRE',
-        `ncc could not resolve "${u.request}" (required by ${displayPath(root, u.from)}): the bundle throws if that require runs`,
-        { request: u.request, from: displayPath(root, u.from) }));
-    }
-    const sources = facts.app.main.filter((f) => /\.[cm]?[jt]sx?$/.test(f)).map((file) => ({ file, text: readText(file) }));
-    warnings.push(...loadingWarnings({ root, readdirs: probe.readdirs, loaded: facts.app.main, sources, bundled: build.appFiles }));
-
-    const roots = new Map();
-    const addRoot = (name, dirs) => {
-      if (roots.has(name)) return;
-      const dir = resolveFrom(name, dirs);
-      if (dir) roots.set(name, dir);
-    };
-    for (const e of final.externals) addRoot(e.name, [entryDir]);
-    const preloadDirs = parsed.preloads.filter((p) => p.isPath && !p.spec.startsWith('file:')).map((p) => path.dirname(path.resolve(cwd, p.spec)));
-    for (const name of preloadPackages) addRoot(name, [...preloadDirs, cwd, root]);
-    const read = new Map(sources.map((s) => [s.file, s.text]));
-    for (const file of unbundled) {
-      for (const m of (read.get(file) ?? readText(file)).matchAll(BARE_REQUIRE)) {
-        const name = packageName(m[2]);
-        if (!builtins.has(name) && !name.startsWith('node:')) addRoot(name, [path.dirname(file)]);
-      }
-    }
-    const { placements, missing } = planRuntimeModules([...roots].map(([name, dir]) => ({ name, dir })));
-    for (const m of missing) warnings.push(warning('MISSING_DEPENDENCY', `${m.from} depends on ${m.name}, which is not installed: not copied`, { from: m.from, name: m.name }));
+    // 4. What goes beside the bundle (besideBundle, below).
+    const { copies, placements, warnings } = besideBundle({ root, out, cwd, entryFile, parsed, facts, probe, build, final, preloadPackages, builtins });
 
     // 5. The bundle directory, whole or not at all.
     onProgress('writing the bundle');
@@ -206,33 +158,101 @@ async function bundleApp(opts) {
     if (opts.verify === false) return summary;
 
     // 6. Start it, from a copy standing alone, and compare.
-    let checked;
-    try {
-      checked = await verifyBundle({
-        original: { command, cwd },
-        bundle: { command: startCommand, cwd: out },
-        env, runs: opts.runs || 3, until: opts.until, timeoutMs: opts.timeoutMs, requests: opts.requests,
-        stderr: opts.stderr, signal: opts.signal, force: opts.force, onProgress,
-      });
-    } catch (err) {
-      if (err.code === 'BUNDLE_NOT_READY' || err.code === 'BUNDLE_ANSWERS_DIFFER') err.message += ` (the bundle is left in ${displayPath(cwd, out)} to inspect)`;
-      throw err;
-    }
-    const { reads, ...counts } = checked.reads;
-    Object.assign(summary.bundle, counts, { readyAt: checked.capture.readyAt });
-    summary.timing = checked.timing;
-    summary.answers = checked.answers;
-    for (const file of readsNotSeen(originalReads, reads)) {
-      warnings.push(warning('READ_NOT_SEEN',
-        `${displayPath(root, file)} was read at startup by the original but not by the bundle: a path the bundle resolves differently (__dirname-relative?)`,
-        { file: displayPath(root, file) }));
-    }
-    manifest.verify = { answers: summary.answers, timing: summary.timing, original: summary.original, bundle: summary.bundle };
-    writeFileAtomic(path.join(out, MARKER), JSON.stringify(manifest, null, 2) + '\n');
+    await verifyAndRecord(summary, manifest, { command, cwd, out, root, env, opts, originalReads });
     return summary;
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * What goes beside the bundle: preload files, files the app reads, app modules ncc could not
+ * reach, and node_modules for the externals, the preload and those modules; with the warnings of
+ * what the bundle may not do as the app did.
+ * @returns {{ copies: Map<string, string>, placements: object[], warnings: object[] }} copies: root-relative path -> source
+ */
+function besideBundle({ root, out, cwd, entryFile, parsed, facts, probe, build, final, preloadPackages, builtins }) {
+  const entryDir = path.dirname(entryFile);
+  const warnings = [];
+  const copies = new Map(); // relative path -> absolute source
+  const copy = (file) => {
+    const rel = relativeInside(root, file);
+    if (rel && relativeInside(out, file) === null && fs.existsSync(file)) copies.set(rel, file);
+    return rel;
+  };
+  for (const file of facts.app.preload) {
+    if (!copy(file)) warnings.push(warning('PRELOAD_OUTSIDE_ROOT', `preload file ${file} is outside the app root: not copied, the start command uses it where it is`, { file }));
+  }
+  for (const file of facts.app.reads) copy(file);
+  const unbundled = facts.app.main.filter((f) => f !== entryFile && !build.appFiles.has(f));
+  for (const file of unbundled) copy(file);
+  if (unbundled.length) {
+    const n = unbundled.length;
+    warnings.push(warning('NOT_IN_BUNDLE',
+      `${n} app module${n === 1 ? '' : 's'} loaded at startup ${n === 1 ? 'is' : 'are'} not in the bundle (a require ncc cannot follow): ` +
+        `copied beside it at the same path, e.g. ${displayPath(root, unbundled[0])}`,
+      { files: unbundled.map((f) => displayPath(root, f)) }));
+  }
+  for (const u of build.unresolved) {
+    // A require the original cannot resolve either fails alike in both (or sits in a try).
+    if (!resolvesFrom(u.request, u.from)) continue;
+    warnings.push(warning('UNRESOLVED_REQUIRE',
+      `ncc could not resolve "${u.request}" (required by ${displayPath(root, u.from)}): the bundle throws if that require runs`,
+      { request: u.request, from: displayPath(root, u.from) }));
+  }
+  const sources = facts.app.main.filter((f) => /\.[cm]?[jt]sx?$/.test(f)).map((file) => ({ file, text: readText(file) }));
+  warnings.push(...loadingWarnings({ root, readdirs: probe.readdirs, loaded: facts.app.main, sources, bundled: build.appFiles }));
+
+  const roots = new Map();
+  const addRoot = (name, dirs) => {
+    if (roots.has(name)) return;
+    const dir = resolveFrom(name, dirs);
+    if (dir) roots.set(name, dir);
+  };
+  for (const e of final.externals) addRoot(e.name, [entryDir]);
+  const preloadDirs = parsed.preloads.filter((p) => p.isPath && !p.spec.startsWith('file:')).map((p) => path.dirname(path.resolve(cwd, p.spec)));
+  for (const name of preloadPackages) addRoot(name, [...preloadDirs, cwd, root]);
+  const read = new Map(sources.map((s) => [s.file, s.text]));
+  for (const file of unbundled) {
+    for (const m of (read.get(file) ?? readText(file)).matchAll(BARE_REQUIRE)) {
+      const name = packageName(m[2]);
+      if (!builtins.has(name) && !name.startsWith('node:')) addRoot(name, [path.dirname(file)]);
+    }
+  }
+  const { placements, missing } = planRuntimeModules([...roots].map(([name, dir]) => ({ name, dir })));
+  for (const m of missing) warnings.push(warning('MISSING_DEPENDENCY', `${m.from} depends on ${m.name}, which is not installed: not copied`, { from: m.from, name: m.name }));
+  return { copies, placements, warnings };
+}
+
+/**
+ * The bundle started from its directory and compared with the app (verify.js); what it found goes
+ * into the summary and the bundle's marker file. A bundle that does not start or answers otherwise
+ * is left to inspect, and the error says where.
+ */
+async function verifyAndRecord(summary, manifest, { command, cwd, out, root, env, opts, originalReads }) {
+  let checked;
+  try {
+    checked = await verifyBundle({
+      original: { command, cwd },
+      bundle: { command: summary.start.command, cwd: out },
+      env, runs: opts.runs || 3, until: opts.until, timeoutMs: opts.timeoutMs, requests: opts.requests,
+      stderr: opts.stderr, signal: opts.signal, force: opts.force, onProgress: opts.onProgress || (() => {}),
+    });
+  } catch (err) {
+    if (err.code === 'BUNDLE_NOT_READY' || err.code === 'BUNDLE_ANSWERS_DIFFER') err.message += ` (the bundle is left in ${displayPath(cwd, out)} to inspect)`;
+    throw err;
+  }
+  const { reads, ...counts } = checked.reads;
+  Object.assign(summary.bundle, counts, { readyAt: checked.capture.readyAt });
+  summary.timing = checked.timing;
+  summary.answers = checked.answers;
+  for (const file of readsNotSeen(originalReads, reads)) {
+    summary.warnings.push(warning('READ_NOT_SEEN',
+      `${displayPath(root, file)} was read at startup by the original but not by the bundle: a path the bundle resolves differently (__dirname-relative?)`,
+      { file: displayPath(root, file) }));
+  }
+  manifest.verify = { answers: summary.answers, timing: summary.timing, original: summary.original, bundle: summary.bundle };
+  writeFileAtomic(path.join(out, MARKER), JSON.stringify(manifest, null, 2) + '\n');
 }
 
 function resolveFrom(name, dirs) {

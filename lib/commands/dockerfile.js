@@ -29,6 +29,8 @@ module.exports = {
     .option('runs', { type: 'string', default: '7', describe: 'with --choose: timed starts of each' })
     .option('request', { type: 'string', array: true, describe: 'with --choose: a request each start must answer as plain node does (status and body), e.g. "GET /healthz"; repeatable (default "GET /")' })
     .option('timeout', { type: 'string', default: '60s', describe: 'with --choose: give up on a start not ready after this long' })
+    .option('runtime', { type: 'string', requiresArg: true, describe: 'with --choose: time the starts where the app will run, each in fresh containers of the image its Dockerfile builds, under this runtime of the Docker engine (runc, runsc = gVisor, runsc-2024); they are still proven to answer here' })
+    .option('base-image', { type: 'string', requiresArg: true, describe: 'with --choose --runtime: the image with node to build the starts on (NODE_IMAGE; default the Dockerfile\'s node:<major>-slim)' })
     .option('lambda', { type: 'string', requiresArg: true, describe: 'a Lambda function\'s container image: its handler (handler.js:fn), started by aws-lambda-ric from node_modules, the preload serving what its init read' })
     .option('event', { type: 'string', requiresArg: true, describe: 'with --lambda: a JSON event whose first invocation pack runs too, so its files are served as well' })
     .example('$0 dockerfile > Dockerfile', '')
@@ -36,6 +38,7 @@ module.exports = {
     .example('$0 dockerfile --snapshot > Dockerfile', '')
     .example('$0 dockerfile --bundle --out Dockerfile', '')
     .example('$0 dockerfile --choose --out Dockerfile', '')
+    .example('# timed under gVisor, each start in fresh containers of its own image', '').example('$0 dockerfile --choose --runtime runsc --out Dockerfile', '')
     .example('$0 dockerfile --lambda handler.js:handler --event event.json > Dockerfile', '')
     .example('# print what was detected', '').example('$0 dockerfile --entry dist/server.js --json', ''),
   async run(argv, ctx) {
@@ -86,6 +89,8 @@ function dockerfileFlags(argv, ctx) {
   const way = ['snapshot', 'bundle'].find((name) => argv[name]);
   if (argv.choose && way) throw new UsageError(`--choose with --${way}: --choose picks the way to start; leave out one of them`);
   if (argv.choose && !argv.out) throw new UsageError('--choose writes the Dockerfile it chose: give --out, e.g. --out Dockerfile');
+  if (argv.runtime != null && !argv.choose) throw new UsageError('--runtime is where --choose times the starts: give --choose too');
+  if (argv.baseImage != null && argv.runtime == null) throw new UsageError('--base-image is what --choose --runtime builds the starts on: give --runtime too');
   if (description.next && (way || argv.choose)) {
     throw new UsageError(`--${argv.choose ? 'choose' : way}: not for a Next.js standalone server (Next has traced and copied what it needs); coldstart dockerfile writes its image without it`);
   }
@@ -141,9 +146,12 @@ async function choose(argv, ctx, description) {
     // The snapshot is made by the run image's Node, in a shell that a distroless image lacks.
     ...(description.distroless ? { snapshot: 'a distroless image has no shell to make the snapshot in' } : {}),
   };
+  // With --runtime, the engine and the runtime are asked before anything runs.
+  if (argv.runtime != null) await require('../docker.js').checkRuntimes([argv.runtime], '--runtime');
+  const sandbox = argv.runtime != null ? { description, runtime: argv.runtime, baseImage: argv.baseImage || null } : null;
   const choice = await withInterrupts((traps) => chooseStart({
     root: description.root, command: description.appCommand, env: ctx.env, runs, requests: requests.length ? requests : undefined, unwritable,
-    until: { mode: 'listen' }, timeoutMs, onProgress: progress.phase, signal: traps.signal, force: traps.force,
+    until: { mode: 'listen' }, timeoutMs, onProgress: progress.phase, signal: traps.signal, force: traps.force, sandbox,
   })).finally(progress.done);
   if (!choice.chosen) {
     const why = choice.rows.map((r) => `${r.label}: ${r.problem || 'no run'}`).join('; ');

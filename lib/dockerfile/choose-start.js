@@ -5,9 +5,9 @@
 // bundle with Node's compile cache, `coldstart start` of that bundle (--bundle), and a startup
 // snapshot of the modules (--snapshot), where the app can have one. Within the noise of the
 // fastest, the first of them in that order: the simpler image (the snapshot last: its modules run
-// at build). The app runs here, not
-// in a sandbox: the host's file system calls are cheap, so the gaps are narrower than under gVisor
-// (BENCHMARKS.md has both for the same apps).
+// at build). Timed here by default, where file system calls are cheap, so the gaps are narrower
+// than under gVisor; with a runtime, the starts proven here are timed in fresh containers of their
+// own images under it (time-in-sandbox.js), and those times decide.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -35,15 +35,17 @@ const AT_READY = path.join(__dirname, '..', 'in-app', 'compile-cache-at-ready.cj
 /**
  * @param {{root: string, command: string[], env: object, runs: number, requests?: Array<{method: string, path: string}>,
  *   unwritable?: Object<string, string>, until: object, timeoutMs: number, onProgress?: (text: string) => void,
- *   signal?: AbortSignal, force?: AbortSignal}} options
- *   command: `node [flags] entry [args]`, run in root; unwritable: starts timed but not to be written, with why
+ *   signal?: AbortSignal, force?: AbortSignal, sandbox?: ?{description: object, runtime: string, baseImage?: ?string}}} options
+ *   command: `node [flags] entry [args]`, run in root; unwritable: starts timed but not to be written, with why;
+ *   sandbox: time the proven starts there instead (here they only answer)
  * @returns {Promise<{chosen: ?string, rows: object[], fastest: ?{name: string, comparison: object},
- *   runs: number, requests: object[], statusOnly: string[]}>} chosen: the Dockerfile to write (render-dockerfile.js STARTS);
+ *   runs: number, requests: object[], statusOnly: string[], runtime?: string}>} chosen: the Dockerfile to write (render-dockerfile.js STARTS);
  *   rows: one per start, in STARTS order, with its samples (ms to ready), median interval, ratio to
  *   plain, whether it answered as plain did and why not; fastest: the fastest start by its median,
- *   and the chosen one against it when they differ; requests and statusOnly: what was proven (provenAnswers)
+ *   and the chosen one against it when they differ; requests and statusOnly: what was proven (provenAnswers);
+ *   runtime: where the starts were timed, with a sandbox
  */
-async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUESTS, unwritable = {}, until, timeoutMs, onProgress = () => {}, signal, force }) {
+async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUESTS, unwritable = {}, until, timeoutMs, onProgress = () => {}, signal, force, sandbox = null }) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-choose-'));
   const quiet = { write: () => true };
   const base = { env, until, timeoutMs, stdout: quiet, stderr: quiet, signal, force };
@@ -110,7 +112,7 @@ async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUES
       return {
         name: start.name,
         run: async ({ round }) => {
-          if (start.name === 'plain') onProgress(`timing run ${round + 1}/${runs} of ${made.length} starts`);
+          if (start.name === 'plain') onProgress(sandbox ? `asking each start here, run ${round + 1}/2` : `timing run ${round + 1}/${runs} of ${made.length} starts`);
           try {
             const r = await capture({ ...base, env: runEnv, command: runCommand, cwd: run.cwd, timingOnly: true, whileRunning: round < askedRounds ? ask : undefined });
             if (round < askedRounds) asked[start.name].push(r.whileRunning);
@@ -123,7 +125,8 @@ async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUES
         },
       };
     });
-    const measured = await alternateRuns({ variants, rounds: runs, signal });
+    // With a sandbox, the runs here only ask: plain twice, the others once.
+    const measured = await alternateRuns({ variants, rounds: sandbox ? 2 : runs, signal });
     if (measured.partial) throw new CommandError('interrupted: no start chosen', { exitCode: 130 });
 
     const [reference, again] = asked.plain || [];
@@ -134,7 +137,15 @@ async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUES
       const changed = differentAnswer(reference, asked[start.name][0] || null, varying);
       if (changed) problems[start.name] = `it does not answer as plain node does: ${changed}`;
     }
-    return decide({ samples: measured.samples, problems, unwritable, runs, answers: provenAnswers(reference, varying) });
+    const answers = provenAnswers(reference, varying);
+    if (!sandbox) return decide({ samples: measured.samples, problems, unwritable, runs, answers });
+    const { timeInSandbox } = require('./time-in-sandbox.js');
+    const timed = await timeInSandbox({
+      ...sandbox, starts: made.filter((s) => !problems[s.name] && !unwritable[s.name]), runs, timeoutMs, onProgress, signal,
+    });
+    if (timed.partial) throw new CommandError('interrupted: no start chosen', { exitCode: 130 });
+    const notTimed = Object.fromEntries(Object.entries(unwritable).map(([name, why]) => [name, `not timed: ${why}`]));
+    return { ...decide({ samples: timed.samples, problems: { ...notTimed, ...problems, ...timed.problems }, runs, answers }), runtime: sandbox.runtime };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }

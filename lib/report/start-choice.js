@@ -23,7 +23,7 @@ function renderStartChoice(choice, { color = false, asked }) {
   }
   const lines = [
     '',
-    bold(`Chosen: ${chosen.label}`) + dim(` (${choice.runs} starts each, alternated, on this machine; asked ${asked})`),
+    bold(`Chosen: ${chosen.label}`) + dim(` (${choice.runs} starts each, alternated, ${choice.runtime ? `under ${choice.runtime}, a fresh container each` : 'on this machine'}; asked ${asked})`),
     table(rows, ['l', 'l', 'r', 'r', 'l']),
     dim('  intervals: 95% where the runs allow it (6 or more a start), else from the fastest to the slowest run'),
   ];
