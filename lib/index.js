@@ -22,12 +22,13 @@ function capture(options) {
  * @returns {Promise<{ report: object, profile: object|undefined, result: object }>}
  */
 async function profile(options) {
-  const { runs = 1, verifyRuns = 0, outDir = null, ...captureOptions } = options;
+  const { runs = 1, verifyRuns = 0, outDir = null, interval, coverage, after, keepRunning, ...captureOptions } = options;
   const cwd = captureOptions.cwd || process.cwd();
   const out = outDir && require('node:path').resolve(cwd, outDir);
   if (out) require('./output-target.js').ensureWritableDir(out);
   const { report, result } = await require('./profile/profile-app.js').profileApp({
     captureOptions: { profile: true, until: require('./options.js').parseUntil('answer'), ...captureOptions }, runs, verifyRuns, outDir: out, cwd,
+    profiling: { interval, coverage, after, keepRunning },
   });
   return { report, profile: result.profile, result };
 }

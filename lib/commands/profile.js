@@ -41,10 +41,10 @@ module.exports = {
     try {
       const lock = require('../output-lock.js').lockOutput(outDir); // one run's artifacts, not a mix of several
       try {
-        const captureOptions = { ...options, interval, after, coverage: argv.coverage || argv.verifyAdvice, keepRunning: argv.keepRunning };
+        const profiling = { interval, after, coverage: argv.coverage || argv.verifyAdvice, keepRunning: argv.keepRunning };
         return argv.docker != null
           ? await profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs: options.timeoutMs })
-          : await profileHere(argv, ctx, outDir, { captureOptions, verifyRuns, runs });
+          : await profileHere(argv, ctx, outDir, { captureOptions: options, profiling, verifyRuns, runs });
       } finally {
         lock.release(); // before a failed run's directories are taken away
       }
@@ -56,10 +56,10 @@ module.exports = {
 };
 
 /** The workflow on this machine (lib/profile/profile-app.js), its report printed. */
-async function profileHere(argv, ctx, outDir, { captureOptions, verifyRuns, runs }) {
+async function profileHere(argv, ctx, outDir, { captureOptions, profiling, verifyRuns, runs }) {
   const progress = require('../report/terminal-format.js').progress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
   const { report, interrupted, invocationFailure } = await require('../profile/profile-app.js').profileApp({
-    captureOptions, runs, verifyRuns, outDir, cwd: ctx.cwd, interrupts: require('../interrupt.js').withInterrupts, onProgress: progress.phase,
+    captureOptions, profiling, runs, verifyRuns, outDir, cwd: ctx.cwd, interrupts: require('../interrupt.js').withInterrupts, onProgress: progress.phase,
   }).finally(progress.done);
   printReport(report, argv, ctx);
   if (interrupted) return 130;

@@ -13,8 +13,10 @@ const untrapped = (fn) => fn({});
 
 /**
  * @param {object} options
- * @param {object} options.captureOptions the capture's options (command, cwd, env, until, interval,
- *   coverage, after, keepRunning, ...)
+ * @param {object} options.captureOptions how the app runs (command, cwd, env, until, timeoutMs, root,
+ *   limits, ...): the profiled runs, the floor and the advice's verification alike
+ * @param {{interval?: number, coverage?: boolean, after?: ?object, keepRunning?: boolean}} [options.profiling]
+ *   what the profiled runs alone add (after.requests are also what the verification asks)
  * @param {number} [options.runs] captures; the report is the median one's
  * @param {number} [options.verifyRuns] runs of each variant proving the lazy-load advice (0: none)
  * @param {?string} [options.outDir] where the artifacts go (startup.cpuprofile, report.json, ...); null: none written
@@ -25,8 +27,8 @@ const untrapped = (fn) => fn({});
  *   report: report.json; result: the reported capture; interrupted: stopped by Ctrl-C (the report
  *   holds the finished runs, marked partial); invocationFailure: a Lambda function's first invocation failed so
  */
-async function profileApp({ captureOptions, runs = 1, verifyRuns = 0, outDir = null, cwd = process.cwd(), interrupts = untrapped, onProgress = () => {} }) {
-  const { results, stopped } = await captureRuns(captureOptions, runs, interrupts, onProgress);
+async function profileApp({ captureOptions, profiling = {}, runs = 1, verifyRuns = 0, outDir = null, cwd = process.cwd(), interrupts = untrapped, onProgress = () => {} }) {
+  const { results, stopped } = await captureRuns({ ...captureOptions, ...profiling }, runs, interrupts, onProgress);
   const byReady = results.filter((r) => !r.partial).sort((a, b) => a.readyAt - b.readyAt);
   const result = byReady.length ? byReady[(byReady.length - 1) >> 1] : results[results.length - 1];
   const ordered = [result, ...results.filter((r) => r !== result)];
@@ -35,7 +37,7 @@ async function profileApp({ captureOptions, runs = 1, verifyRuns = 0, outDir = n
   // Interrupted: what the finished runs found is reported, marked partial (fewer runs than asked).
   const interrupted = stopped || results.some((r) => r.partial);
   const options = {
-    verification: verifyRuns && !interrupted ? await verifyAdvice(drafts[0], captureOptions, verifyRuns, interrupts, onProgress) : null,
+    verification: verifyRuns && !interrupted ? await verifyAdvice(drafts[0], captureOptions, profiling.after, verifyRuns, interrupts, onProgress) : null,
     floorMs: interrupted ? null : await machineFloorMs(captureOptions),
     advice: across.advice,
     runs: {
@@ -95,14 +97,14 @@ async function machineFloorMs(captureOptions) {
 }
 
 /** --verify-advice: the lazy-load advice of the reported capture (its draft report), measured in alternating timed runs. */
-async function verifyAdvice(draft, captureOptions, runs, interrupts, onProgress) {
+async function verifyAdvice(draft, captureOptions, after, runs, interrupts, onProgress) {
   if (!draft.advice.some((a) => a.kind === 'lazy-load')) return [];
   const { verifyLazyAdvice } = require('../capture/verify-lazy.js');
   return interrupts((traps) => verifyLazyAdvice({
     report: draft,
     runOptions: { ...captureOptions, stdout: undefined, stderr: undefined }, // the app's output once is enough
     runs,
-    requests: captureOptions.after ? captureOptions.after.requests : [],
+    requests: after ? after.requests : [],
     signal: traps.signal,
     force: traps.force,
     onProgress,
