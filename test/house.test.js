@@ -138,6 +138,18 @@ test('house: lib/analyze/ does no I/O: no file it reaches in lib/ imports fs, ch
   assert.deepStrictEqual(wrong, []);
 });
 
+// The files directly in lib/ are the ground the rooms stand on: they import only each other.
+// Above them: cli.js and index.js (the two doors of the house) and options.js (the flags every
+// command shares, --lambda's handler read by capture/lambda-function.js among them).
+const ABOVE_THE_GROUND = new Set(['lib/cli.js', 'lib/index.js', 'lib/options.js']);
+
+test('house: a file directly in lib/ imports only files directly in lib/, Node built-ins and packages (but cli.js, index.js and options.js)', () => {
+  const ground = [...GRAPH.keys()].filter((file) => /^lib\/[^/]+$/.test(file) && !ABOVE_THE_GROUND.has(file));
+  assert.ok(ground.length > 20, `${ground.length} files directly in lib/`);
+  const upward = ground.flatMap((file) => [...GRAPH.get(file).files].filter((to) => !/^lib\/[^/]+$/.test(to)).map((to) => `${file} -> ${to}`));
+  assert.deepStrictEqual(upward, []);
+});
+
 test('house: a command file imports no other command file', () => {
   const wrong = filesIn('lib/commands').flatMap((file) => [...GRAPH.get(file).files].filter(inDir('lib/commands')).map((f) => `${file} imports ${f}`));
   assert.deepStrictEqual(wrong, []);
