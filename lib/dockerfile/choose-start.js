@@ -79,7 +79,8 @@ async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUES
           snapshot: start.snapshot && path.join(work, start.snapshot),
         });
         if (start.snapshot && !(packed.snapshot && packed.snapshot.file)) {
-          problems[start.name] = `no snapshot: ${packed.snapshot && packed.snapshot.refused ? packed.snapshot.refused.reason : 'pack made none'}`;
+          const refusal = packed.snapshot && packed.snapshot.refused;
+          problems[start.name] = `no snapshot: ${refusal ? `${refusal.file ? `${refusal.file} ` : ''}${refusal.reason}` : 'pack made none'}`;
         }
       } catch (err) {
         if (err.exitCode === 130) throw err;
