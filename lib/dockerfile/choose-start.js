@@ -64,7 +64,7 @@ async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUES
     }
     const where = (start) => (start.bundle ? bundled : app);
     const { packApp } = require('../pack/pack-app.js');
-    const { refusedUpFront } = require('../pack/make-snapshot.js');
+    const { refusedUpFront, refusalText } = require('../pack/make-snapshot.js');
     for (const start of STARTS.filter((s) => s.archive && where(s))) {
       const run = where(start);
       const refused = start.snapshot && refusedUpFront(run.command, run.cwd);
@@ -80,7 +80,7 @@ async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUES
         });
         if (start.snapshot && !(packed.snapshot && packed.snapshot.file)) {
           const refusal = packed.snapshot && packed.snapshot.refused;
-          problems[start.name] = `no snapshot: ${refusal ? `${refusal.file ? `${refusal.file} ` : ''}${refusal.reason}` : 'pack made none'}`;
+          problems[start.name] = `no snapshot: ${refusal ? refusalText(refusal) : 'pack made none'}`;
         }
       } catch (err) {
         if (err.exitCode === 130) throw err;

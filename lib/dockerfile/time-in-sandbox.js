@@ -78,4 +78,4 @@ async function timeInSandbox({ description, starts, runtime, runs, baseImage = n
   }
 }
 
-module.exports = { timeInSandbox, LISTEN_LINE };
+module.exports = { timeInSandbox };

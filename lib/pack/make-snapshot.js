@@ -38,6 +38,11 @@ function refusedUpFront(command, cwd) {
   return esm ? `the entry ${parsed.entry} is an ES module: the snapshot holds CommonJS modules (coldstart start serves ES modules from memory, with a code cache for the larger ones)` : null;
 }
 
+/** A refusal as one phrase: the module it is about first, when it is about one. */
+function refusalText({ file, reason }) {
+  return `${file ? `${file} ` : ''}${reason}`;
+}
+
 /**
  * @param {object} options
  * @param {string} options.out the snapshot file to write
@@ -142,4 +147,4 @@ function builtinTables() {
   return tables;
 }
 
-module.exports = { refusedUpFront, makeSnapshot };
+module.exports = { refusedUpFront, makeSnapshot, refusalText };

@@ -95,11 +95,10 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
   let snapshot = null;
   if (snapshotOut && index) {
     onProgress('making the startup snapshot: the CommonJS startup modules evaluated under node --build-snapshot');
-    const { makeSnapshot } = require('./make-snapshot.js');
+    const { makeSnapshot, refusalText } = require('./make-snapshot.js');
     snapshot = await makeSnapshot({ out: snapshotOut, archive: out, root, files, order, index, codeCache, appRun });
     if (snapshot.refused) {
-      const { file, reason } = snapshot.refused;
-      warnings.push(warning('PACK_SNAPSHOT_REFUSED', `no snapshot written: ${file ? `${file} ` : ''}${reason}; the archive serves coldstart start as usual`, snapshot.refused));
+      warnings.push(warning('PACK_SNAPSHOT_REFUSED', `no snapshot written: ${refusalText(snapshot.refused)}; the archive serves coldstart start as usual`, snapshot.refused));
     } else if (snapshot.leftOut.length > snapshot.modules) {
       // Most modules still load at start, from a snapshot that carries their files: it may well
       // start slower than `coldstart start` (measured so for express + googleapis, BENCHMARKS.md).
