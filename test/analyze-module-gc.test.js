@@ -35,9 +35,9 @@ test('a collection is counted for the innermost module loading at that moment, i
   const leaves = ['work', 'work', 'work', '(garbage collector)', 'work', 'work', '(garbage collector)', 'work',
     'work', 'work', 'work', 'work', '(idle)', 'work', 'work'];
   const apart = gcByModule(modules, flatProfile(leaves), (ms) => ms * 1000);
-  assert.deepEqual(apart.get('/a/child.js'), { gcMs: 1, idleMs: 0 });
-  assert.deepEqual(apart.get('/a/parent.js'), { gcMs: 1, idleMs: 0 });
-  assert.deepEqual(apart.get('/a/esm.mjs'), { gcMs: 0, idleMs: 1 });
+  assert.deepEqual(apart.get('/a/child.js'), { gcMs: 1, idleMs: 0, gapMs: 0 });
+  assert.deepEqual(apart.get('/a/parent.js'), { gcMs: 1, idleMs: 0, gapMs: 0 });
+  assert.deepEqual(apart.get('/a/esm.mjs'), { gcMs: 0, idleMs: 1, gapMs: 0 });
 });
 
 test('a sample straddling two modules is split between them by time', () => {
@@ -48,6 +48,18 @@ test('a sample straddling two modules is split between them by time', () => {
   const apart = gcByModule(modules, flatProfile(['work', '(garbage collector)', 'work']), (ms) => ms * 1000);
   assert.equal(apart.get('/a/one.js').gcMs, 0.5);
   assert.equal(apart.get('/a/two.js').gcMs, 0.5);
+});
+
+test('a gap between samples is the thread not running: counted where it falls, apart from a collection before it', () => {
+  // Samples every 1 ms, then none for 8 ms after the one at 3 ms (a collection): the thread was off
+  // the CPU from 4 to 11 ms, all inside slow.js (2..12 ms).
+  const profile = flatProfile(['work', 'work', 'work', '(garbage collector)', ...Array(10).fill('work')]);
+  profile.timeDeltas[4] = 8000;
+  profile.endTime = 21000;
+  const modules = [{ file: '/a/fast.js', kind: 'cjs', startMs: 0, inclusiveMs: 2 }, { file: '/a/slow.js', kind: 'cjs', startMs: 2, inclusiveMs: 10 }];
+  const apart = gcByModule(modules, profile, (ms) => ms * 1000);
+  assert.deepEqual(apart.get('/a/fast.js'), { gcMs: 0, idleMs: 0, gapMs: 0 });
+  assert.deepEqual(apart.get('/a/slow.js'), { gcMs: 1, idleMs: 0, gapMs: 7 });
 });
 
 test('profile: a module that allocates shows its collections apart from its self time', async () => {

@@ -148,6 +148,27 @@ test('baseline over the control app: a busier machine alone does not fail, the a
   assert.ok(w.runsNeeded > 9, String(w.runsNeeded));
 });
 
+test('a control that does not move with the app run by run is not subtracted: its noise is not added to the app\'s', () => {
+  let seed = 7;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const runs = (centre, spread, n = 16) => Array.from({ length: n }, () => centre + spread * (random() - 0.5) * 2);
+  // The app's runs and the control's vary on their own (as a one-file app's do beside it).
+  const baseline = { samples: runs(150, 20), control: runs(180, 25) };
+  const measured = { samples: runs(150, 20), control: runs(180, 25), modules: 1 };
+  const c = evaluateChecks(measured, { baseline }).checks[0];
+  assert.ok(c.control.tracking < 0.5, JSON.stringify(c.control));
+  const excess = (side) => side.samples.map((x, i) => x - side.control[i]);
+  const subtracted = compareSamples(excess(baseline), excess(measured));
+  assert.ok(c.high - c.low < subtracted.high - subtracted.low, `[${c.low}, ${c.high}] against [${subtracted.low}, ${subtracted.high}] subtracted`);
+  assert.notStrictEqual(c.verdict, 'fail');
+  assert.doesNotMatch(c.message, /over the control app/);
+  // The same runs, the app following its control one for one: judged by its excess, as before.
+  const follows = (side) => ({ ...side, samples: side.control.map((x, i) => x - 30 + (i % 3)) });
+  const f = evaluateChecks({ ...follows(measured), modules: 1 }, { baseline: follows(baseline) }).checks[0];
+  assert.strictEqual(f.control.tracking, 1);
+  assert.match(f.message, /^time to ready over the control app, against the baseline/);
+});
+
 test('too few runs on either side decide nothing: inconclusive, with what to do', () => {
   const one = evaluateChecks({ samples: around(300, 10, 5), modules: 1 }, { baseline: { samples: [200] } });
   assert.deepStrictEqual([one.ok, one.checks[0].verdict], [true, 'inconclusive']);

@@ -119,3 +119,9 @@ test('--runs 5 under two busy loops: the finding holds in 5 of 5 runs, with its 
     rm(dir);
   }
 });
+
+test('a kernel that fakes its load average (gVisor\'s reads 0 with no task at all) is quoted as none', () => {
+  const { loadAverage } = require('../lib/capture/capture-result.js');
+  assert.deepStrictEqual(loadAverage('0.71 0.84 0.95 8/128 12\n'), [0.71, 0.84, 0.95]);
+  assert.strictEqual(loadAverage('0.00 0.00 0.00 0/0 0\n'), null);
+});

@@ -29,9 +29,12 @@ function buildReport(captured, extra = {}) {
   const result = { ...captured, modules: captured.modules.filter((m) => !isOwnCode(m.file)) };
   const show = (file) => (file && relativeInside(result.root, file)) || file;
   const apart = timeApart(result);
+  // A kernel that says what the thread waited for a CPU keeps its CPU clock too; one that does not
+  // may count the waits as CPU (gVisor does): there the profile's gaps are taken out as well.
+  const cpuClockTrusted = Number.isFinite(result.runQueueMs);
   const modules = result.modules.map((m) => {
-    const { gcMs, idleMs } = apart.get(m.file) || { gcMs: null, idleMs: null };
-    const { selfMs, offCpuMs } = ownTime(m, gcMs || 0, idleMs || 0);
+    const { gcMs, idleMs, gapMs } = apart.get(m.file) || { gcMs: null, idleMs: null, gapMs: null };
+    const { selfMs, offCpuMs } = ownTime(m, gcMs || 0, idleMs || 0, cpuClockTrusted ? 0 : gapMs || 0);
     return {
       file: show(m.file),
       package: m.package,
@@ -137,13 +140,16 @@ function busyShare(machine) {
 
 /**
  * A module's own time: the CPU its load used where the agent measured it (a busy machine that
- * kept the thread waiting adds to its wall time, never to this), else its wall time; collections
- * and waits on the event loop inside its window left out. offCpuMs: the rest of its wall time.
+ * kept the thread waiting adds to its wall time, never to this), at most its wall time less the
+ * profile's gaps (gapMs, given where the CPU clock counts waits as CPU), else its wall time;
+ * collections and waits on the event loop inside its window left out. offCpuMs: the rest of its
+ * wall time.
  */
-function ownTime(m, gcMs, idleMs) {
+function ownTime(m, gcMs, idleMs, gapMs = 0) {
   const wallMs = Math.max(0, m.selfMs - idleMs);
-  if (m.cpuSelfMs == null) return { selfMs: Math.max(0, wallMs - gcMs), offCpuMs: null };
-  const cpuMs = Math.min(m.cpuSelfMs, wallMs);
+  const runningMs = Math.max(0, wallMs - gapMs);
+  if (m.cpuSelfMs == null) return { selfMs: Math.max(0, runningMs - gcMs), offCpuMs: gapMs ? wallMs - runningMs : null };
+  const cpuMs = Math.min(m.cpuSelfMs, runningMs);
   return { selfMs: Math.max(0, cpuMs - gcMs), offCpuMs: wallMs - cpuMs };
 }
 

@@ -119,9 +119,21 @@ function withAncestors(payload, ancestors) {
   };
 }
 
-/** This machine's load average (1, 5, 15 minutes), as a report gives it. */
-function loadAverage() {
-  return os.loadavg().map((n) => Math.round(n * 100) / 100);
+/**
+ * This machine's load average (1, 5, 15 minutes), as a report gives it; null where the kernel
+ * fakes it: gVisor's /proc/loadavg reads 0 with no task at all ("0/0"), Windows' is always 0.
+ * @param {?string} [procText] /proc/loadavg's text (null where there is none)
+ */
+function loadAverage(procText = procLoadavg()) {
+  if (process.platform === 'win32') return null;
+  const round = (n) => Math.round(n * 100) / 100;
+  if (procText == null) return os.loadavg().map(round);
+  const fields = procText.split(' ');
+  return fields[3] === '0/0' ? null : fields.slice(0, 3).map((n) => round(Number(n)));
+}
+
+function procLoadavg() {
+  try { return require('fs').readFileSync('/proc/loadavg', 'latin1'); } catch { return null; }
 }
 
 module.exports = { captureResult, timedResult, resultHead, loadAverage };

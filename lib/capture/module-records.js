@@ -70,6 +70,11 @@ function moduleRecords(payload, sampled = {}) {
       evalStartMs: e.evalStartMs == null ? null : round(e.evalStartMs),
       evalMs: e.evalMs == null ? null : round(e.evalMs),
       evalCpuMs: e.evalCpuMs ?? null,
+      // Its resolve, load, compile and imports' resolutions on the app's thread, on both clocks.
+      ...(e.thread === 'main' && Number.isFinite(e.fetchCpuUs) ? {
+        fetchCpuMs: e.fetchCpuUs / 1000,
+        fetchWallMs: (e.resolveMs || 0) + Math.max(e.loadMs, e.compiledMs || 0) + (e.importWindows || []).reduce((sum, [from, to]) => sum + (to - from), 0),
+      } : {}),
       windows: [...fetched.filter(([from]) => Number.isFinite(from)), ...(e.importWindows || []), ...evaluated],
     };
     byFile.set(e.file, rec);
@@ -110,12 +115,13 @@ function moduleRecords(payload, sampled = {}) {
   const records = [...byFile.values()];
   const own = ownTotals(ownSegments(records.flatMap((m) => m.windows.map(([from, to]) => ({ from: Math.max(0, from), to, file: m.file })))));
   for (const m of records) m.selfMs = round(own.get(m.file) || 0);
-  // An ES module's evaluation is timed on both clocks: what it waited off the CPU is not its own
-  // (as a CommonJS module's CPU time says). The process's CPU clock counts V8's helper threads too:
-  // capped at the evaluation's wall time.
+  // An ES module's evaluation, and its fetch on the app's thread, are timed on both clocks: what
+  // it waited off the CPU is not its own (as a CommonJS module's CPU time says). The process's CPU
+  // clock counts V8's helper threads too: each part capped at its wall time.
+  const offCpu = (wallMs, cpuMs) => (wallMs > 0 && cpuMs != null ? wallMs - Math.min(cpuMs, wallMs) : 0);
   for (const m of esm) {
-    if (m.evalCpuMs == null || m.evalMs == null) continue;
-    m.cpuSelfMs = round(Math.max(0, m.selfMs - Math.max(0, m.evalMs - Math.min(m.evalCpuMs, m.evalMs))));
+    if (m.evalCpuMs == null && m.fetchCpuMs == null) continue;
+    m.cpuSelfMs = round(Math.max(0, m.selfMs - offCpu(m.evalMs, m.evalCpuMs) - offCpu(m.fetchWallMs, m.fetchCpuMs)));
   }
 
   const children = new Map();

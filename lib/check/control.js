@@ -1,13 +1,14 @@
 'use strict';
 // The control of a check: a small real app (control-app/, a dozen modules and an http server)
-// started right after each timed run of the app, the same way. What the check compares with a
-// saved baseline is the app's excess over it, run by run: a busier machine slows both, and the
-// part of startup every Node process pays cancels out. (A bare Node that listens was the control
-// before, and did not follow what a busy core does to an app: on two busy cores it slowed by a
-// larger share than the app, and a grown app then looked unchanged.) When the control itself
-// moved between the baseline and now the machine changed: the excess is then also read scaled by
-// how much the control slowed, and a verdict must hold under both readings. Pure but for the
-// path of the control app.
+// started right after each timed run of the app, the same way. It is not assumed to track the app:
+// how much the app moves with it is measured from the runs themselves (run by run, within the
+// baseline and within this check), and the app's time is judged less that share of the control's
+// move. An app that moves a millisecond for each of the control's is judged by its excess over
+// the control, as before (a busier machine slows both, and the part of startup every Node process
+// pays cancels out); when the control then moved between the baseline and now, the excess is also
+// read scaled by how much it slowed, and a verdict must hold under both readings. An app the
+// control does not track (a one-file app whose runs vary on their own) is judged as measured: the
+// control's own noise is not added to it. Pure but for the path of the control app.
 const path = require('path');
 const { median, compareSamples } = require('../stats.js');
 
@@ -55,32 +56,54 @@ const paired = (side) => Array.isArray(side.control) && side.control.length === 
   side.samples.length > 0 && side.control.every((c) => c > 0);
 
 /**
+ * How much the app's time moves with the control's, run by run: the median slope between two runs
+ * of one side (Theil-Sen, pairs within the baseline and within this check, so the machine's change
+ * between the two is not taken for tracking), held to [0, 1]; 0 when the control never varied.
+ */
+function trackingOf(sides) {
+  const slopes = [];
+  for (const { samples, control } of sides) {
+    for (let i = 0; i < control.length; i++) {
+      for (let j = i + 1; j < control.length; j++) {
+        const dx = control[j] - control[i];
+        if (dx !== 0) slopes.push((samples[j] - samples[i]) / dx);
+      }
+    }
+  }
+  return slopes.length ? Math.min(1, Math.max(0, median(slopes))) : 0;
+}
+
+/**
  * The samples a baseline check compares.
  * @param {{ samples: number[], control?: number[] }} baseline times to ready, and of the control
  *   run paired with each
  * @param {{ samples: number[], control?: number[] }} measured
  * @param {{ confidence?: number }} [options]
  * @returns {{ method: 'control'|'raw', before: number[], after: number[], rescaled: ?number[],
- *   control: ?{ before: number, after: number, moved: 'slower'|'faster'|'noise'|'too few runs', factor: number } }}
+ *   control: ?{ before: number, after: number, moved: 'slower'|'faster'|'noise'|'too few runs', factor: number, tracking: number } }}
  *   'control' when both sides have a control run per app run: before/after are each run's time
- *   over its control run, and when the control moved beyond noise, rescaled is this run's excess
- *   times the control's slowdown (baseline median over this median); 'raw' (the times to ready
- *   themselves) otherwise
+ *   less `tracking` times its control run's distance from the control's median (tracking 1: its
+ *   excess over its control run), and when the control tracks fully and moved beyond noise,
+ *   rescaled is this run's excess times the control's slowdown (baseline median over this
+ *   median); 'raw' (the times to ready themselves) otherwise
  */
 function againstControl(baseline, measured, { confidence = 0.95 } = {}) {
   if (!paired(baseline) || !paired(measured)) {
     return { method: 'raw', before: baseline.samples, after: measured.samples, rescaled: null, control: null };
   }
-  const excess = (side) => side.samples.map((x, i) => x - side.control[i]);
+  const tracking = trackingOf([baseline, measured]);
+  // Tracking fully: the excess over the control (its median added back in neither side changes the shift).
+  const centre = tracking === 1 ? 0 : median([...baseline.control, ...measured.control]);
+  const adjusted = (side) => side.samples.map((x, i) => x - tracking * (side.control[i] - centre));
   const moved = compareSamples(baseline.control, measured.control, { confidence }).verdict;
-  const control = { before: median(baseline.control), after: median(measured.control), moved };
+  const control = { before: median(baseline.control), after: median(measured.control), moved, tracking: Math.round(tracking * 100) / 100 };
   control.factor = control.before / control.after;
-  const after = excess(measured);
+  const after = adjusted(measured);
   return {
     method: 'control',
-    before: excess(baseline),
+    before: adjusted(baseline),
     after,
-    rescaled: moved === 'slower' || moved === 'faster' ? after.map((x) => x * control.factor) : null,
+    rescaled: tracking === 1 && (moved === 'slower' || moved === 'faster') ? after.map((x) => x * control.factor) : null,
     control,
   };
 }

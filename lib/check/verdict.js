@@ -140,9 +140,12 @@ function baselineCheck(measured, baseline, tolerance, minEffectMs, confidence, r
   // wholly below 0 has seen one: the app got faster, however wide it is.
   const tooWide = verdict === 'pass' && cmp.high >= 0 && effect > 0 && (cmp.high - cmp.low) / 2 > effect;
   if (tooWide) verdict = 'inconclusive';
+  const tracking = model.control ? model.control.tracking : null;
   const against = model.method === 'alternated' ? `${ready} against the baseline command, run alternately`
-    : model.method === 'control' ? `${ready} over the control app, against the baseline`
-      : `${ready} against the baseline`;
+    : tracking === 1 ? `${ready} over the control app, against the baseline`
+      : tracking > 0 ? `${ready} less ${Math.round(tracking * 100)}% of the control app's move (what the app followed of it run by run), against the baseline`
+        : tracking === 0 ? `${ready} against the baseline (the control app did not move with it run by run)`
+          : `${ready} against the baseline`;
   const figures = cmp.low == null ? '' : `${formatSignedMs(cmp.shift)} ms ${interval(cmp.low, cmp.high)}, ${pct(cmp.confidence)} interval`;
   const tol = describeTolerance(tolerance, allowed, baseMedian);
   let message;
@@ -170,11 +173,12 @@ function baselineCheck(measured, baseline, tolerance, minEffectMs, confidence, r
     message = `${against}: ${figures}, ${words} (tolerance ${tol})`;
   }
   const control = model.control && {
-    before: round(model.control.before), after: round(model.control.after), moved: model.control.moved,
+    before: round(model.control.before), after: round(model.control.after), moved: model.control.moved, tracking,
   };
   if (control && (control.moved === 'slower' || control.moved === 'faster')) {
-    message += `. The control app took ${formatMs(control.before)} ms in the baseline and ${formatMs(control.after)} ms now: ` +
-      'the machine changed, and a verdict must hold both as measured and scaled by that';
+    message += `. The control app took ${formatMs(control.before)} ms in the baseline and ${formatMs(control.after)} ms now: the machine changed, ` +
+      (model.rescaled ? 'and a verdict must hold both as measured and scaled by that'
+        : `and the app is judged less the ${Math.round(tracking * 100)}% of that it follows run by run`);
   }
   return {
     name: 'baseline', ok: verdict !== 'fail', verdict, method: model.method,

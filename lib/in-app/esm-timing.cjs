@@ -26,6 +26,9 @@ const then = (value, fn) => (value && typeof value.then === 'function' ? value.t
  */
 function esmTimingHooks(send, thread = 'main') {
   const now = () => Number(process.hrtime.bigint() / 1000n); // µs, the CPU profile's clock
+  // On the app's thread each window is also timed on the CPU clock (µs): a busy machine's wait is
+  // not the module's own time. On the hooks thread the process's clock is the app's work too.
+  const cpu = thread === 'main' ? () => { const u = process.cpuUsage(); return u.user + u.system; } : () => 0;
   const parents = new Map(); // url -> parentURL of its first importer
   const resolveTimes = new Map(); // url -> [start, duration] of its first resolution (µs)
   const loaded = new Map(); // url -> its record, on the app's thread
@@ -33,7 +36,10 @@ function esmTimingHooks(send, thread = 'main') {
   // compilation (and the loader's own work on it): the module's time too.
   let compiling = null;
   const cut = () => {
-    if (compiling) compiling.compiledUs = now();
+    if (compiling) {
+      compiling.compiledUs = now();
+      compiling.fetchCpuUs += cpu() - compiling.cpuMarkUs;
+    }
     compiling = null;
   };
   return {
@@ -43,17 +49,21 @@ function esmTimingHooks(send, thread = 'main') {
       // In-thread hooks see require() too: what it loads is timed by the agent's loader patches.
       if (context.conditions && context.conditions.includes('require')) return nextResolve(specifier, context);
       const t = now();
+      const c = cpu();
       // On the app's thread, resolving an import is the importing module's work, every time.
       const importer = thread === 'main' ? loaded.get(context.parentURL) : undefined;
       return then(nextResolve(specifier, context), (result) => {
-        if (importer) importer.importsUs.push([t, now()]);
+        if (importer) {
+          importer.importsUs.push([t, now()]);
+          importer.fetchCpuUs += cpu() - c;
+        }
         // (importing file, specifier) -> file: what `start --mode memory` replays without stats.
         if (result && result.url && result.url.startsWith('file:') && context.parentURL && context.parentURL.startsWith('file:')) {
           send({ type: 'resolve', parentURL: context.parentURL, specifier, url: result.url });
         }
         if (result && result.url && !parents.has(result.url)) {
           parents.set(result.url, context.parentURL || null);
-          resolveTimes.set(result.url, [t, importer ? 0 : now() - t]);
+          resolveTimes.set(result.url, [t, importer ? 0 : now() - t, importer ? 0 : cpu() - c]);
         }
         return result;
       });
@@ -64,8 +74,10 @@ function esmTimingHooks(send, thread = 'main') {
       const required = Boolean(context.conditions && context.conditions.includes('require'));
       cut();
       const t = now();
+      const c = cpu();
       return then(nextLoad(url, context), (result) => {
         const end = now();
+        const cpuEnd = cpu();
         if (!url.startsWith('file:') || (required && (!result || result.format !== 'module'))) return result;
         let source = result.source;
         let bytes = 0;
@@ -77,7 +89,7 @@ function esmTimingHooks(send, thread = 'main') {
           if (!text.startsWith('#!')) source = enterMark(url) + text + leaveMark(url);
         }
         const parentURL = parents.get(url) || null;
-        const [resolveStartUs, resolveUs] = resolveTimes.get(url) || [t, 0];
+        const [resolveStartUs, resolveUs, resolveCpuUs] = resolveTimes.get(url) || [t, 0, 0];
         const record = {
           url,
           format: result.format,
@@ -92,6 +104,8 @@ function esmTimingHooks(send, thread = 'main') {
           required,
           compiledUs: null, // set by the next cut(): in-thread hooks share the record with the agent
           importsUs: [], // [start, end] of each resolution of its imports, on the app's thread
+          fetchCpuUs: resolveCpuUs + cpuEnd - c, // CPU in its resolve, load, compile and imports' resolutions (main thread)
+          cpuMarkUs: cpuEnd,
         };
         if (thread === 'main') {
           compiling = record;

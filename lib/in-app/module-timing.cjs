@@ -219,7 +219,7 @@ function recordModules(state, { hrNow, cpuNow }) {
           ...e,
           file: fileURLToPath(e.url),
           parent: e.parentURL ? fileURLToPath(e.parentURL) : null,
-          parentURL: undefined, importsUs: undefined, // the hooks' own fields
+          parentURL: undefined, importsUs: undefined, cpuMarkUs: undefined, // the hooks' own fields
           startMs: msSinceStart(e.startUs),
           resolveStartMs: e.resolveStartUs == null ? null : msSinceStart(e.resolveStartUs),
           loadStartMs: e.loadStartUs == null ? null : msSinceStart(e.loadStartUs),

@@ -359,9 +359,11 @@ function renderBusyBanner(report) {
   const share = Number.isFinite(waited) ? `${Math.round(waited * 100)}%` : 'part';
   const load = Array.isArray(m.loadAverage) && Number.isFinite(m.loadAverage[0])
     ? ` (load average ${m.loadAverage[0].toFixed(2)}${m.loadAverageOf ? ` of ${m.loadAverageOf}` : ''}${Number.isFinite(m.cpus) ? ` on ${count(m.cpus, 'CPU')}` : ''})` : '';
-  const what = Number.isFinite(m.runQueueShare) ? 'the app waited for a CPU' : 'the app was not running';
+  // Without a run queue to read (gVisor, macOS) the profile's gaps are all that is known.
+  const queue = Number.isFinite(m.runQueueShare);
+  const what = queue ? 'the app waited for a CPU' : 'the app was not running';
   return `<p class="busy" id="machine-busy">The machine was busy: for ${esc(share)} of the profiled time ${what}${esc(load)}; ` +
-    'module times are CPU they used.</p>';
+    `${queue ? 'module times are CPU they used' : 'module times leave out the time the profile saw it not running'}.</p>`;
 }
 
 /** JSON that can sit inside a <script> element. */
