@@ -125,3 +125,30 @@ test('a kernel that fakes its load average (gVisor\'s reads 0 with no task at al
   assert.deepStrictEqual(loadAverage('0.71 0.84 0.95 8/128 12\n'), [0.71, 0.84, 0.95]);
   assert.strictEqual(loadAverage('0.00 0.00 0.00 0/0 0\n'), null);
 });
+
+test('under two busy loops the ES modules\' own times add up to no more than the CPU the profile saw: their fetch\'s waits are apart too', async (t) => {
+  // Node 20 fetches ES modules on a hooks thread, beside the app's: no module's own time there.
+  if (!require('node:module').registerHooks) return t.skip('no in-thread module hooks on this Node (ES modules are fetched on a hooks thread)');
+  const tmp = fs.mkdtempSync(path.join(require('os').tmpdir(), 'cs-busy-esm-many-'));
+  const dir = path.join(tmp, 'app');
+  try {
+    const made = await runCli(['fixture', '--modules', '400', '--es-modules', '--out', dir, '--quiet']);
+    assert.strictEqual(made.code, 0, made.stderr);
+    let waited = 0;
+    for (let run = 0; run < 2; run++) {
+      const r = await runCli(['profile', '--json', '--out', `out-${run}`, '--', 'node', 'index.js'], { cwd: dir });
+      assert.strictEqual(r.code, 0, r.stderr);
+      const report = JSON.parse(r.stdout);
+      const c = report.categories;
+      const onCpu = c.totalMs - c.idle - c.offCpu;
+      const own = report.modules.reduce((sum, m) => sum + m.selfMs + (m.gcMs || 0), 0);
+      assert.ok(report.modules.filter((m) => m.kind === 'esm').length >= 400);
+      // The profile's on-CPU time is itself an upper bound of the CPU (a gap up to two intervals stays with its frame).
+      assert.ok(own <= onCpu * 1.05, `run ${run + 1}: modules' own time ${own.toFixed(1)} ms, the profile on the CPU ${onCpu.toFixed(1)} ms, waited for a CPU ${report.machine.runQueueMs} ms`);
+      waited += report.machine.runQueueMs || 0;
+    }
+    t.diagnostic(`waited for a CPU ${waited.toFixed(1)} ms in 2 runs`);
+  } finally {
+    rm(tmp);
+  }
+});
