@@ -41,143 +41,167 @@ function liftPayloadLimit(client) {
  */
 async function attach(announce, options) {
   const client = await connectWithRetry(announce.url);
-  const session = {
-    pid: announce.pid,
-    announce,
-    client,
-    profiling: false,
-    covering: false,
-    closed: false,
-    /** Stops the profiler; resolves to the V8 CPU profile or null. */
-    async stopProfile() {
-      if (!this.profiling) return null;
-      this.profiling = false;
-      try {
-        const { profile } = await client.Profiler.stop();
-        return profile;
-      } catch (err) {
-        if (/string longer than|ERR_STRING_TOO_LONG|payload/i.test(`${err.code} ${err.message}`)) {
-          throw new CommandError('the CPU profile was too large to transfer (over about 512 MB): sample less often (--interval 1000 or more) or stop earlier (--until)', { code: 'PROFILE_TOO_LARGE' });
-        }
-        throw err;
-      }
-    },
-    sampling: false,
-    /**
-     * V8's sampled allocations still alive (HeapProfiler sampling since the attach), which say what
-     * code allocated the heap the app holds; null when sampling was off or the process is gone.
-     */
-    async heapProfileNow() {
-      if (!this.sampling) return null;
-      this.sampling = false;
-      const { profile } = await client.HeapProfiler.stopSampling().catch(() => ({ profile: null }));
-      return profile;
-    },
-    /** Starts the profiler again (the window after the ready moment: a profile of its own). */
-    async startProfile() {
-      await client.Profiler.start();
-      this.profiling = true;
-    },
-    /**
-     * Takes the function coverage gathered since the start and stops gathering; resolves to
-     * [{ file, functions, called }] per script with a file URL (called: functions other than the
-     * top-level code that ran at least once), or null when coverage was not on.
-     */
-    async takeCoverage() {
-      if (!this.covering) return null;
-      this.covering = false;
-      const { result } = await client.Profiler.takePreciseCoverage();
-      client.Profiler.stopPreciseCoverage().catch(() => {});
-      return functionCoverage(result);
-    },
-    /** Starts gathering coverage again (the window after the ready moment), counts from zero. */
-    async startCoverage() {
-      await client.Profiler.startPreciseCoverage({ callCount: false, detailed: false });
-      this.covering = true;
-    },
-    /** The files whose functions ran since the last call (V8 resets the counts), coverage going on. */
-    async coverageSince() {
-      if (!this.covering) return [];
-      const { result } = await client.Profiler.takePreciseCoverage();
-      // After a reset V8 lists only the functions that ran since, top-level code first if it did.
-      const ran = (f) => f.ranges && f.ranges[0] && f.ranges[0].count > 0 && f.ranges[0].startOffset > 0;
-      return functionCoverage(result.filter((script) => (script.functions || []).some(ran))).map((c) => c.file);
-    },
-    /**
-     * Lets a process held by the agent (at start or at its ready moment) go on, and waits until it
-     * says so: what the app prints at its ready moment reaches the CLI before the app is ended. On a
-     * loaded machine that took more than 1 s (the listen line was lost); 3 s bounds the wait for an
-     * app busy after its ready moment.
-     */
-    async resume(maxMs = 3000) {
-      if (!this.held) return;
-      const seen = this.resumes;
-      const deadline = Date.now() + maxMs;
-      while (!this.closed && this.resumes === seen && Date.now() < deadline) {
-        // Listening before the call: "resumed" can come before the call's own answer. The agent
-        // counts its holds, so a call repeated here ends this hold and no later one.
-        const heard = new Promise((r) => { this.onResumed = r; setTimeout(r, 100); });
-        await client.Runtime.evaluate({ expression: `${AGENT}.release(${seen + 1})` }).catch(() => {});
-        await heard;
-      }
-    },
-    resumes: 0,
-    onResumed: null,
-    held: true, // the agent waits for us right after announcing itself
-    /** What the agent has gathered so far, recording going on (pack --after). */
-    async snapshotNow(reason) {
-      const expression = `(() => { const a = ${AGENT}; return a ? JSON.stringify(a.snapshot(${JSON.stringify(reason)})) : null; })()`;
-      const { result } = await client.Runtime.evaluate({ expression, returnByValue: true });
-      return result && typeof result.value === 'string' ? JSON.parse(result.value) : null;
-    },
-    /**
-     * Ends recording inside the app now and returns what the agent gathered; atUs: the ready
-     * moment when the CLI saw it first (on the agent's clock).
-     */
-    async finishNow(reason, atUs = 0) {
-      const expression = `(() => { const a = ${AGENT};
-        if (!a) return null; const d = a.finish(${JSON.stringify(reason)}, null, false, ${Number(atUs) || 0}) || a.snapshot(${JSON.stringify(reason)});
-        return JSON.stringify(d); })()`;
-      const { result } = await client.Runtime.evaluate({ expression, returnByValue: true });
-      return result && typeof result.value === 'string' ? JSON.parse(result.value) : null;
-    },
-    async close() {
-      if (this.closed) return;
-      this.closed = true;
-      await client.close().catch(() => {});
-    },
-  };
-
+  const session = new InspectorSession(announce, client);
   client.on('disconnect', () => {
     session.closed = true;
   });
   client.on('Runtime.bindingCalled', (event) => {
-    if (event.name !== READY_BINDING) return;
-    let payload = null;
-    try {
-      payload = JSON.parse(event.payload);
-    } catch {
-      return;
-    }
-    if (payload.reason === 'resumed') {
-      session.held = false;
-      session.resumes++;
-      if (session.onResumed) session.onResumed();
-      return;
-    }
-    if (payload.reason === 'listened') {
-      session.listened = true; // --until answer: listening, not yet answering
-      return;
-    }
-    if (payload.reason === 'exited') {
-      // The process is ending before its ready moment; Node holds it until we detach.
-      session.close();
-      return;
-    }
-    session.held = true; // the agent now holds the app at its ready moment
-    options.onReady(session, payload);
+    if (event.name === READY_BINDING) heardFromAgent(session, event.payload, options.onReady);
   });
+  await startRecording(client, session, options);
+  await session.resume(30000);
+  return session;
+}
 
+/** One attached process: what is recording in it, whether the agent holds it, and the calls into it. */
+class InspectorSession {
+  constructor(announce, client) {
+    this.pid = announce.pid;
+    this.announce = announce;
+    this.client = client;
+    this.profiling = false;
+    this.covering = false;
+    this.closed = false;
+    this.sampling = false;
+    this.resumes = 0;
+    this.onResumed = null;
+    this.held = true; // the agent waits for us right after announcing itself
+  }
+
+  /** Stops the profiler; resolves to the V8 CPU profile or null. */
+  async stopProfile() {
+    if (!this.profiling) return null;
+    this.profiling = false;
+    try {
+      const { profile } = await this.client.Profiler.stop();
+      return profile;
+    } catch (err) {
+      if (/string longer than|ERR_STRING_TOO_LONG|payload/i.test(`${err.code} ${err.message}`)) {
+        throw new CommandError('the CPU profile was too large to transfer (over about 512 MB): sample less often (--interval 1000 or more) or stop earlier (--until)', { code: 'PROFILE_TOO_LARGE' });
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * V8's sampled allocations still alive (HeapProfiler sampling since the attach), which say what
+   * code allocated the heap the app holds; null when sampling was off or the process is gone.
+   */
+  async heapProfileNow() {
+    if (!this.sampling) return null;
+    this.sampling = false;
+    const { profile } = await this.client.HeapProfiler.stopSampling().catch(() => ({ profile: null }));
+    return profile;
+  }
+
+  /** Starts the profiler again (the window after the ready moment: a profile of its own). */
+  async startProfile() {
+    await this.client.Profiler.start();
+    this.profiling = true;
+  }
+
+  /**
+   * Takes the function coverage gathered since the start and stops gathering; resolves to
+   * [{ file, functions, called }] per script with a file URL (called: functions other than the
+   * top-level code that ran at least once), or null when coverage was not on.
+   */
+  async takeCoverage() {
+    if (!this.covering) return null;
+    this.covering = false;
+    const { result } = await this.client.Profiler.takePreciseCoverage();
+    this.client.Profiler.stopPreciseCoverage().catch(() => {});
+    return functionCoverage(result);
+  }
+
+  /** Starts gathering coverage again (the window after the ready moment), counts from zero. */
+  async startCoverage() {
+    await this.client.Profiler.startPreciseCoverage({ callCount: false, detailed: false });
+    this.covering = true;
+  }
+
+  /** The files whose functions ran since the last call (V8 resets the counts), coverage going on. */
+  async coverageSince() {
+    if (!this.covering) return [];
+    const { result } = await this.client.Profiler.takePreciseCoverage();
+    // After a reset V8 lists only the functions that ran since, top-level code first if it did.
+    const ran = (f) => f.ranges && f.ranges[0] && f.ranges[0].count > 0 && f.ranges[0].startOffset > 0;
+    return functionCoverage(result.filter((script) => (script.functions || []).some(ran))).map((c) => c.file);
+  }
+
+  /**
+   * Lets a process held by the agent (at start or at its ready moment) go on, and waits until it
+   * says so: what the app prints at its ready moment reaches the CLI before the app is ended. On a
+   * loaded machine that took more than 1 s (the listen line was lost); 3 s bounds the wait for an
+   * app busy after its ready moment.
+   */
+  async resume(maxMs = 3000) {
+    if (!this.held) return;
+    const seen = this.resumes;
+    const deadline = Date.now() + maxMs;
+    while (!this.closed && this.resumes === seen && Date.now() < deadline) {
+      // Listening before the call: "resumed" can come before the call's own answer. The agent
+      // counts its holds, so a call repeated here ends this hold and no later one.
+      const heard = new Promise((r) => { this.onResumed = r; setTimeout(r, 100); });
+      await this.client.Runtime.evaluate({ expression: `${AGENT}.release(${seen + 1})` }).catch(() => {});
+      await heard;
+    }
+  }
+
+  /** What the agent has gathered so far, recording going on (pack --after). */
+  async snapshotNow(reason) {
+    const expression = `(() => { const a = ${AGENT}; return a ? JSON.stringify(a.snapshot(${JSON.stringify(reason)})) : null; })()`;
+    const { result } = await this.client.Runtime.evaluate({ expression, returnByValue: true });
+    return result && typeof result.value === 'string' ? JSON.parse(result.value) : null;
+  }
+
+  /**
+   * Ends recording inside the app now and returns what the agent gathered; atUs: the ready
+   * moment when the CLI saw it first (on the agent's clock).
+   */
+  async finishNow(reason, atUs = 0) {
+    const expression = `(() => { const a = ${AGENT};
+        if (!a) return null; const d = a.finish(${JSON.stringify(reason)}, null, false, ${Number(atUs) || 0}) || a.snapshot(${JSON.stringify(reason)});
+        return JSON.stringify(d); })()`;
+    const { result } = await this.client.Runtime.evaluate({ expression, returnByValue: true });
+    return result && typeof result.value === 'string' ? JSON.parse(result.value) : null;
+  }
+
+  async close() {
+    if (this.closed) return;
+    this.closed = true;
+    await this.client.close().catch(() => {});
+  }
+}
+
+/** What the agent says through its binding: resumed, listening, exiting, or at its ready moment. */
+function heardFromAgent(session, text, onReady) {
+  let payload = null;
+  try {
+    payload = JSON.parse(text);
+  } catch {
+    return;
+  }
+  if (payload.reason === 'resumed') {
+    session.held = false;
+    session.resumes++;
+    if (session.onResumed) session.onResumed();
+    return;
+  }
+  if (payload.reason === 'listened') {
+    session.listened = true; // --until answer: listening, not yet answering
+    return;
+  }
+  if (payload.reason === 'exited') {
+    // The process is ending before its ready moment; Node holds it until we detach.
+    session.close();
+    return;
+  }
+  session.held = true; // the agent now holds the app at its ready moment
+  onReady(session, payload);
+}
+
+/** Starts what options ask for (profiler, heap sampling, coverage) and the agent's binding. */
+function startRecording(client, session, options) {
   // Sent back to back: the inspector answers in order, so one round trip's wait.
   const steps = [];
   if (options.profile) {
@@ -198,9 +222,7 @@ async function attach(announce, options) {
     session.covering = true;
   }
   steps.push(client.Runtime.addBinding({ name: READY_BINDING }));
-  await Promise.all(steps);
-  await session.resume(30000);
-  return session;
+  return Promise.all(steps);
 }
 
 /**
