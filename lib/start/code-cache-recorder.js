@@ -51,4 +51,17 @@ function codeCacheRecorder(out, until, settleMs = 0) {
   };
 }
 
-module.exports = { codeCacheRecorder };
+/** The recorder for the run pack started (RECORD_ENV set): its ready moment and settle time from the environment. */
+function recorderFromEnv() {
+  const { RECORD_ENV, SETTLE_ENV } = require('../archive-format.js');
+  const { readyMoment, UNTIL_ENV } = require('../in-app/ready-moment.cjs');
+  const out = process.env[RECORD_ENV];
+  const until = readyMoment();
+  const settleMs = Number(process.env[SETTLE_ENV]) || 0;
+  delete process.env[RECORD_ENV]; // not for the app's own child processes
+  delete process.env[UNTIL_ENV];
+  delete process.env[SETTLE_ENV];
+  return codeCacheRecorder(out, until, settleMs);
+}
+
+module.exports = { codeCacheRecorder, recorderFromEnv };

@@ -52,4 +52,25 @@ function memoryEsmHooks(resolutions, sources) {
   };
 }
 
-module.exports = { memoryEsmHooks, esmHooksPay };
+/**
+ * Registers the hooks for the archive's ES modules where they pay (memory-loader.js has checked
+ * this Node has in-thread hooks); what they serve, or why not, is counted in stats for the serving line.
+ */
+function registerMemoryEsmHooks({ modules, absOf, index, servable, stats, followed }) {
+  if (!esmHooksPay(modules.length, index.resolutions.length)) {
+    stats.esmLeftToNode = modules.length; // said in the serving line, with why
+    return;
+  }
+  const sources = [];
+  for (const [rel] of modules) {
+    const data = servable(absOf(rel), rel);
+    if (data) sources.push([absOf(rel), data.toString('utf8')]);
+  }
+  if (!sources.length) return;
+  const resolutions = (index.esmResolutions || []).filter(followed)
+    .map(([from, specifier, to]) => [absOf(from), specifier, absOf(to)]);
+  require('node:module').registerHooks(memoryEsmHooks(resolutions, sources));
+  stats.esmModules = sources.length;
+}
+
+module.exports = { memoryEsmHooks, esmHooksPay, registerMemoryEsmHooks };

@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const Module = require('node:module');
 // Recorded targets are root-relative and normalised; anything else is not followed.
-const { escapesRoot, resolutionAllowed, RECORD_ENV, SETTLE_ENV } = require('../archive-format.js');
+const { escapesRoot, resolutionAllowed, RECORD_ENV } = require('../archive-format.js');
 
 // Only archives with a code cache, and pack's recording run, compile through V8's cache.
 const cacheCompiler = () => require('./code-cache.js');
@@ -45,7 +45,8 @@ function loadIntoMemory({ root, archive, verify, report, quiet, started, warn, w
   // No index (packed from a --manifest, or made by hand): sources still come from memory,
   // resolution goes through Node as usual.
   warnRefused(refused);
-  const recorder = process.env[RECORD_ENV] ? startRecording() : null;
+  // pack --code-cache runs the app once this way to have V8 serialise what it compiled.
+  const recorder = process.env[RECORD_ENV] ? require('./code-cache-recorder.js').recorderFromEnv() : null;
   const codeCache = found.codeCache && cacheCompiler().fitsThisV8(index && index.codeCache, archive, warn) ? found.codeCache : null;
   const { stats } = installMemoryLoader({ root, archive, files, index, codeCache, recorder, verify, packedAtMs, report, warn });
   if (codeCache && index && index.codeCache && index.codeCache.esm) {
@@ -67,19 +68,6 @@ function loadIntoMemory({ root, archive, verify, report, quiet, started, warn, w
     process.on('exit', () => writeLine(2, `coldstart: code cache used for ${stats.cacheHits} modules, rejected for ${stats.cacheRejected}; ${files.mismatched || 0} layout mismatches`));
   }
   return true;
-}
-
-// pack --code-cache runs the app once this way to have V8 serialise what it compiled.
-function startRecording() {
-  const { codeCacheRecorder } = require('./code-cache-recorder.js');
-  const { readyMoment, UNTIL_ENV } = require('../in-app/ready-moment.cjs');
-  const out = process.env[RECORD_ENV];
-  const until = readyMoment();
-  const settleMs = Number(process.env[SETTLE_ENV]) || 0;
-  delete process.env[RECORD_ENV]; // not for the app's own child processes
-  delete process.env[UNTIL_ENV];
-  delete process.env[SETTLE_ENV];
-  return codeCacheRecorder(out, until, settleMs);
 }
 
 /**
@@ -110,40 +98,43 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
   const stats = { cacheModules: 0, cacheHits: 0, cacheRejected: 0, esmCacheModules: 0, esmModules: 0, esmFromDisk: 0, checked: verify === 'none' ? checked : { files: 0, trees: [] } };
   // Loaded before the loader below is in place: its own files are not the app's.
   const timing = report ? require('../in-app/startup-report.cjs').startupReport({ report, root, archive, archiveReadyMs: performance.now(), stats }) : null;
-  // Everything is keyed by root-relative path: nothing is joined or normalised up front.
+  const at = rootPaths(root);
+  const records = verify !== 'none' && index && index.installRecords;
+  const tree = records && records.length ? require('./install-check.js').installCheck({ root: at.rootDir, records, warn, seen: stats.checked.trees }) : null;
+  // usable: the archive's answer for this path stands (its resolutions); servable: its bytes too
+  // (undefined where they did not survive, files.get's word).
+  const usable = diskCheck({ files, verify, tree, packedAtMs, stats, warn });
+  const servable = (file, rel) => (usable(file, rel) ? files.get(rel) : undefined);
+  const fromDisk = fellThroughCounter(files, Boolean(report), warn, timing);
+  serveResolutions(at, index, usable, tree);
+  serveJs(at, { files, index, codeCache, recorder, stats, usable, fromDisk });
+  serveJson(at, servable, fromDisk);
+  serveReads(at, servable);
+  registerEsmHooks({ absOf: at.absOf, index, servable, stats, moved: tree ? tree.moved : () => false });
+  // What this start does, for a profile taken under it (profile --docker): never advise a step already taken.
+  globalThis[Symbol.for('coldstart.start')] = { mode, verify, codeCacheModules: stats.cacheModules, index: Boolean(index) };
+  return { stats };
+}
+
+/** Everything is keyed by root-relative path: nothing is joined or normalised up front. */
+function rootPaths(root) {
   const rootDir = path.resolve(root);
   const prefix = rootDir.endsWith(path.sep) ? rootDir : rootDir + path.sep;
   const relOf = path.sep === '/'
     ? (abs) => (abs.startsWith(prefix) ? abs.slice(prefix.length) : undefined)
     : (abs) => (abs.startsWith(prefix) ? abs.slice(prefix.length).split(path.sep).join('/') : undefined);
-  const dirRelOf = (dir) => (dir === rootDir ? '.' : relOf(dir));
   // An index path (normalised, checked) made absolute without path.join: thousands at each start.
   const absOf = path.sep === '/' ? (rel) => prefix + rel : (rel) => prefix + rel.split('/').join(path.sep);
-  const formats = (index && index.formats) || {};
-  const formatOf = (rel) => (rel !== undefined && Object.hasOwn(formats, rel) ? formats[rel] : undefined);
-  const cacheEntries = (index && codeCache && index.codeCache && index.codeCache.entries) || {};
-  stats.cacheModules = Object.keys(cacheEntries).length;
-  const cacheOf = (rel) => {
-    if (!Object.hasOwn(cacheEntries, rel)) return undefined;
-    const [offset, length] = cacheEntries[rel];
-    return codeCache.subarray(offset, offset + length);
-  };
-  const resolutions = new Map();
-  for (const resolution of (index && index.resolutions) || []) {
-    const [from, request, to] = resolution;
-    if (resolutionAllowed(resolution)) resolutions.set(`${from}\0${request}`, to);
-  }
+  return { rootDir, relOf, absOf, dirRelOf: (dir) => (dir === rootDir ? '.' : relOf(dir)) };
+}
 
-  // A packed file that no longer matches the disk is served from disk, with one warning: a
-  // change of size, or a modification after the archive was written (the same stat). Files of
-  // a node_modules tree no install touched since pack are taken as they are (install-check.js).
+// A packed file that no longer matches the disk is served from disk, with one warning: a
+// change of size, or a modification after the archive was written (the same stat). Files of
+// a node_modules tree no install touched since pack are taken as they are (install-check.js).
+function diskCheck({ files, verify, tree, packedAtMs, stats, warn }) {
   const verdicts = new Map(); // rel -> whether the packed file stands
   let warnedStale = false;
-  const records = verify !== 'none' && index && index.installRecords;
-  const tree = records && records.length ? require('./install-check.js').installCheck({ root: rootDir, records, warn, seen: stats.checked.trees }) : null;
-  // usable: the archive's answer for this path stands (its resolutions); servable: its bytes too
-  // (undefined where they did not survive, files.get's word).
-  function usable(file, rel) {
+  return function usable(file, rel) {
     if (!files.has(rel)) return false;
     if (verify === 'none') return true;
     let ok = verdicts.get(rel);
@@ -151,10 +142,7 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
       // Bytes that did not survive: the reader said so. (size: without making a wrapped module's bytes)
       const size = files.size ? files.size(rel) : files.get(rel)?.length;
       if (size === undefined) return false;
-      if (tree && tree.installed(rel)) {
-        verdicts.set(rel, true);
-        return true;
-      }
+      if (tree && tree.installed(rel)) { verdicts.set(rel, true); return true; }
       let st = null;
       stats.checked.files++;
       try { st = fs.statSync(file, { throwIfNoEntry: false }); } catch { /* unreadable */ }
@@ -166,22 +154,32 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
       }
     }
     return ok;
-  }
-  const servable = (file, rel) => (usable(file, rel) ? files.get(rel) : undefined);
-  // The app's own files that were not in the archive: counted, said at the ready moment.
+  };
+}
+
+// The app's own files that were not in the archive: counted, said at the ready moment.
+function fellThroughCounter(files, reported, warn, timing) {
   let fellThrough = null;
   let loadingOurs = false; // fall-through.js and what it loads are ours, not the app's
   const ours = path.resolve(__dirname, '..', '..') + path.sep; // coldstart's own files, when under the root
-  const fromDisk = (rel, filename) => {
+  return (rel, filename) => {
     if (loadingOurs || rel === undefined || files.has(rel) || filename.startsWith(ours)) return;
     if (!fellThrough) {
       loadingOurs = true;
-      try { fellThrough = require('./fall-through.js').fallThrough({ reported: Boolean(report), warn }); } finally { loadingOurs = false; }
+      try { fellThrough = require('./fall-through.js').fallThrough({ reported, warn }); } finally { loadingOurs = false; }
     }
     fellThrough(rel);
     if (timing) timing.fromDisk(rel);
   };
+}
 
+/** require() answered by the resolutions pack recorded, where the file they lead to stands. */
+function serveResolutions({ dirRelOf, absOf }, index, usable, tree) {
+  const resolutions = new Map();
+  for (const resolution of (index && index.resolutions) || []) {
+    const [from, request, to] = resolution;
+    if (resolutionAllowed(resolution)) resolutions.set(`${from}\0${request}`, to);
+  }
   const origResolve = Module._resolveFilename;
   Module._resolveFilename = function memoryResolve(request, parent, isMain, options) {
     // Node 22 passes { conditions } on every require; only `paths` makes a lookup special.
@@ -196,7 +194,19 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
     }
     return origResolve.apply(this, arguments);
   };
+}
 
+/** CommonJS sources from memory, compiled through V8's code cache where the archive has one. */
+function serveJs({ relOf }, { files, index, codeCache, recorder, stats, usable, fromDisk }) {
+  const formats = (index && index.formats) || {};
+  const formatOf = (rel) => (rel !== undefined && Object.hasOwn(formats, rel) ? formats[rel] : undefined);
+  const cacheEntries = (index && codeCache && index.codeCache && index.codeCache.entries) || {};
+  stats.cacheModules = Object.keys(cacheEntries).length;
+  const cacheOf = (rel) => {
+    if (!Object.hasOwn(cacheEntries, rel)) return undefined;
+    const [offset, length] = cacheEntries[rel];
+    return codeCache.subarray(offset, offset + length);
+  };
   const origJs = Module._extensions['.js'];
   const originalCompile = Module.prototype._compile;
   Module._extensions['.js'] = function memoryJs(module, filename) {
@@ -223,7 +233,9 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
     fromDisk(rel, filename);
     return origJs.apply(this, arguments);
   };
+}
 
+function serveJson({ relOf }, servable, fromDisk) {
   const origJson = Module._extensions['.json'];
   Module._extensions['.json'] = function memoryJson(module, filename) {
     const rel = relOf(filename);
@@ -239,8 +251,10 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
       throw err;
     }
   };
+}
 
-  // Files the app reads itself at startup (config, templates, .proto) come from memory too.
+/** Files the app reads itself at startup (config, templates, .proto) come from memory too. */
+function serveReads({ relOf }, servable) {
   const origReadFileSync = fs.readFileSync;
   fs.readFileSync = function readFileSync(file, options) {
     if (typeof file === 'string' && plainRead(options)) {
@@ -254,11 +268,6 @@ function installMemoryLoader({ root, archive = null, files, index, codeCache = n
     }
     return origReadFileSync.apply(this, arguments);
   };
-
-  registerEsmHooks({ absOf, index, servable, stats, moved: tree ? tree.moved : () => false });
-  // What this start does, for a profile taken under it (profile --docker): never advise a step already taken.
-  globalThis[Symbol.for('coldstart.start')] = { mode, verify, codeCacheModules: stats.cacheModules, index: Boolean(index) };
-  return { stats };
 }
 
 /** ES modules through in-thread loader hooks, where this Node has them (see memory-esm-hooks.js). */
@@ -270,21 +279,9 @@ function registerEsmHooks({ absOf, index, servable, stats, moved }) {
     stats.esmFromDisk = modules.length; // said in the serving line: this Node cannot serve them
     return;
   }
-  const { memoryEsmHooks, esmHooksPay } = require('./memory-esm-hooks.js');
-  if (!esmHooksPay(modules.length, index.resolutions.length)) {
-    stats.esmLeftToNode = modules.length; // said in the serving line, with why
-    return;
-  }
-  const sources = [];
-  for (const [rel] of modules) {
-    const data = servable(absOf(rel), rel);
-    if (data) sources.push([absOf(rel), data.toString('utf8')]);
-  }
-  if (!sources.length) return;
-  const resolutions = (index.esmResolutions || []).filter((resolution) => resolutionAllowed(resolution) && !moved(resolution[2]))
-    .map(([from, specifier, to]) => [absOf(from), specifier, absOf(to)]);
-  Module.registerHooks(memoryEsmHooks(resolutions, sources));
-  stats.esmModules = sources.length;
+  // followed: an ES module resolution pack recorded that start may answer (allowed, its tree not moved).
+  const followed = (resolution) => resolutionAllowed(resolution) && !moved(resolution[2]);
+  require('./memory-esm-hooks.js').registerMemoryEsmHooks({ modules, absOf, index, servable, stats, followed });
 }
 
 /** As Node's loader does for JSON: a byte order mark is not part of the text. */
