@@ -40,29 +40,76 @@ class Refusal extends Error {
   }
 }
 
+// The snapshot builder's require(), for built-in modules only (the modules' own require() is named so too).
+const builderRequire = require;
+
 function build() {
   const plan = JSON.parse(fs.readFileSync(process.argv[2], 'utf8')); // written by lib/pack/make-snapshot.js
   // What a module reads of process.argv while it loads is what the app's start gives it.
   process.argv = plan.argv;
-  const { root, wrapper: [head, tail] } = plan;
-  const abs = (rel) => path.join(root, rel);
-  const resolutions = new Map(plan.resolutions.map(([from, request, to]) => [`${from}\0${request}`, to]));
-  const builtins = new Set(plan.builtins);
-  const records = new Map(); // rel -> { module, live, tainted }
-  // Modules an earlier pass left out are not evaluated at all: what a module did before it was
-  // refused would stay in the heap and be done again when it loads at start.
-  const leftOut = new Map(plan.leftOut || []); // rel -> why it loads at start
-  const begunThenLeft = []; // modules left out after their code had begun to run
-  const handedUnfinished = new Set(); // modules whose unfinished exports another module got (a cycle)
-  // Work a module starts while it loads (a timer, a socket) and that is still going when the
-  // snapshot is taken would not survive into it, even unref'd: seen through async hooks, which
-  // see every kind of it, each traced to the module whose load started it.
-  let loading = null; // the module being evaluated
+  const b = buildState(plan);
+  const work = watchWork(b);
+  const restoreLoader = guardLoader(b.Module, (what) => new Refusal(b.loading, `calls ${what} while it loads: Node's loader cannot be used before the snapshot is taken`));
+  b.parseFacade = b.own.require('./esm-facade.js').parseFacade;
+  evaluateStartup(b);
+  // Every file of the archive as it was when these modules were evaluated: at start one stat
+  // each says whether the snapshot (and the archive) still tells the truth.
+  plan.stats = plan.files.map((rel) => {
+    const st = fs.statSync(b.abs(rel));
+    return [rel, st.size, st.mtimeMs];
+  });
+  plan.served = servedFiles(plan, b.records);
+  for (const file of OWN_START_CODE) b.own.require(file);
+  plan.own = b.own;
+  // Modules left out after their code began to run: another pass, without them from the start.
+  if (b.begunThenLeft.length) done(plan, { again: [...b.leftOut] }, 4);
+  done(plan, { evaluated: b.records.size, leftOut: [...b.leftOut] });
+  whenSnapshotTaken(b, work, restoreLoader);
+}
+
+/** One build's state: the plan, what its modules resolve to, the modules evaluated so far and why others load at start. */
+function buildState(plan) {
+  const Module = require('node:module');
+  const requireOf = new WeakMap(); // module -> the require() it was given
+  const esmResolutions = new Map((plan.esmResolutions || []).map(([from, specifier, to]) => [`${from}\0${specifier}`, to]));
+  // Modules the startup reached only through import (an import() of a CommonJS file): no parent.
+  const importedOnly = new Set(esmResolutions.values());
+  for (const [, , to] of plan.resolutions) importedOnly.delete(to);
+  return {
+    plan, abs: (rel) => path.join(plan.root, rel), builtins: new Set(plan.builtins), esmResolutions, importedOnly,
+    resolutions: new Map(plan.resolutions.map(([from, request, to]) => [`${from}\0${request}`, to])),
+    records: new Map(), // rel -> { module, live, tainted }
+    // Modules an earlier pass left out are not evaluated at all: what a module did before it was
+    // refused would stay in the heap and be done again when it loads at start.
+    leftOut: new Map(plan.leftOut || []), // rel -> why it loads at start
+    begunThenLeft: [], // modules left out after their code had begun to run
+    handedUnfinished: new Set(), // modules whose unfinished exports another module got (a cycle)
+    loading: null, // the module being evaluated
+    live: false, // deserialised: the stand-ins and the modules' require() are Node's from then on
+    buildCache: Object.create(null), // what require.cache shows a module while it is built
+    buildExtensions: Object.freeze({ '.js': null, '.json': null, '.node': null }), // a hook registered now would be lost
+    entryStandIn: { id: '.', filename: plan.entry, path: path.dirname(plan.entry), loaded: false, children: [] },
+    own: ownCode(plan, require),
+    // While they load the modules are Modules, as Node makes them (instanceof, constructor, paths),
+    // with our require() as module.require; Node's loader itself refuses until the snapshot is taken.
+    Module, requireOf,
+    buildProto: Object.create(Module.prototype, {
+      require: { value: function require(request) { return requireOf.get(this)(request); }, writable: true, configurable: true },
+    }),
+    parseFacade: null, // esm-facade.js's, evaluated into the snapshot
+    standIns: new Map(), // built-in module name -> its stand-in
+  };
+}
+
+// Work a module starts while it loads (a timer, a socket) and that is still going when the
+// snapshot is taken would not survive into it, even unref'd: seen through async hooks, which
+// see every kind of it, each traced to the module whose load started it.
+function watchWork(b) {
   const owners = new Map(); // asyncId -> the module that started it, directly or through a callback
   const going = new Map(); // asyncId -> { type, rel }: not ended yet
   const hook = require('node:async_hooks').createHook({
     init(asyncId, type, triggerAsyncId) {
-      const rel = loading || owners.get(triggerAsyncId);
+      const rel = b.loading || owners.get(triggerAsyncId);
       if (!rel) return;
       owners.set(asyncId, rel);
       if (!BENIGN.has(type)) going.set(asyncId, { type, rel });
@@ -72,301 +119,284 @@ function build() {
       going.delete(asyncId);
     },
   }).enable();
-  const buildCache = Object.create(null); // what require.cache shows a module while it is built
-  const buildExtensions = Object.freeze({ '.js': null, '.json': null, '.node': null }); // a hook registered now would be lost
-  const entryStandIn = { id: '.', filename: plan.entry, path: path.dirname(plan.entry), loaded: false, children: [] };
-  const own = ownCode(plan, require);
-  // While they load the modules are Modules, as Node makes them (instanceof, constructor, paths),
-  // with our require() as module.require; Node's loader itself refuses until the snapshot is taken.
-  const Module = require('node:module');
-  const requireOf = new WeakMap();
-  const buildProto = Object.create(Module.prototype, {
-    require: { value: function require(request) { return requireOf.get(this)(request); }, writable: true, configurable: true },
-  });
-  const restoreLoader = guardLoader(Module, (what) => new Refusal(loading, `calls ${what} while it loads: Node's loader cannot be used before the snapshot is taken`));
-  const { parseFacade } = own.require('./esm-facade.js');
-  const esmResolutions = new Map((plan.esmResolutions || []).map(([from, specifier, to]) => [`${from}\0${specifier}`, to]));
-  // Modules the startup reached only through import (an import() of a CommonJS file): no parent.
-  const importedOnly = new Set(esmResolutions.values());
-  for (const [, , to] of plan.resolutions) importedOnly.delete(to);
+  return { hook, going };
+}
 
-  // parent: the rel of the module whose require() loads it; null for the entry; IMPORTED for a
-  // module an ES module facade imports (Node gives those no parent).
-  function load(rel, parent) {
-    const known = records.get(rel);
-    if (known) {
-      if (!known.module.loaded) handedUnfinished.add(rel);
-      if (typeof parent === 'string') addChild(records.get(parent).module, known.module);
-      return known.module.exports;
-    }
-    if (leftOut.has(rel)) throw new Refusal(rel, leftOut.get(rel));
-    const format = plan.formats[rel];
-    const facade = format === 'module' && parent !== IMPORTED ? parseFacade(fs.readFileSync(abs(rel), 'utf8')) : null;
-    if (format !== 'commonjs' && format !== 'json' && !facade) {
-      const reason = format === 'addon' ? 'is a native addon' : 'is an ES module';
-      leftOut.set(rel, reason);
-      throw new Refusal(rel, reason);
-    }
-    const filename = abs(rel);
-    // parent: the module that loaded it first, the entry for those the entry loads (a module that
-    // takes a missing parent for "I am the main module" would run as one).
-    const byImport = parent === IMPORTED || (parent === null && importedOnly.has(rel));
-    const parentModule = byImport ? undefined : parent ? records.get(parent).module : entryStandIn;
-    const module = Object.setPrototypeOf({ id: filename, filename, path: path.dirname(filename), exports: {}, loaded: false, children: [], parent: parentModule }, buildProto);
-    lazyPaths(module, Module);
-    const record = { module, live: null, tainted: false };
-    records.set(rel, record);
-    if (parentModule) addChild(parentModule, module); // as Node does, before the child runs
-    try {
-      if (facade) evaluateFacade(rel, record, facade);
-      else evaluate(rel, record);
-      // A refusal the module caught (an optional require) left it built on a wrong answer.
-      if (record.tainted) throw new Refusal(rel, `requires ${record.tainted}, which loads at start`);
-    } catch (err) {
-      records.delete(rel);
-      if (parentModule) parentModule.children.splice(parentModule.children.indexOf(module), 1);
-      const refusal = err instanceof Refusal ? err : new Refusal(rel, `throws while it loads at pack time: ${err && err.message}`);
-      if (refusal.fatal) throw refusal;
-      begunThenLeft.push(rel);
-      leftOut.set(rel, refusal.file === rel ? refusal.message : `requires ${record.tainted || refusal.file}, which loads at start`);
-      if (handedUnfinished.has(rel)) throw new Refusal(rel, 'is in a require cycle and loads at start', true);
-      throw refusal;
-    }
-    return module.exports;
-  }
-
-  function addChild(parentModule, child) {
-    if (!parentModule.children.includes(child)) parentModule.children.push(child);
-  }
-
-  function evaluate(rel, { module }) {
-    const { filename } = module;
-    const source = fs.readFileSync(filename, 'utf8');
-    if (plan.formats[rel] === 'json') {
-      module.exports = JSON.parse(source.replace(/^\uFEFF/, ''));
-    } else {
-      // The columns of line 1 as Node's own wrapper leaves them (lib/start/code-cache.js).
-      // import() needs Node's loader behind the script; Node warns the first time one is used.
-      const dynamicImport = /\bimport\s*\(/.test(source);
-      plan.dynamicImport = plan.dynamicImport || dynamicImport;
-      const script = new vm.Script(head + source + tail, {
-        filename, columnOffset: -head.length, importModuleDynamically: dynamicImport ? vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER : undefined,
-      });
-      const fn = script.runInThisContext({ displayErrors: true });
-      const outer = loading;
-      loading = rel;
-      try {
-        const moduleRequire = buildRequire(rel, records.get(rel));
-        requireOf.set(module, moduleRequire);
-        fn.call(module.exports, module.exports, moduleRequire, module, filename, module.path);
-      } finally {
-        loading = outer;
-      }
-    }
-    module.loaded = true;
-  }
-
-  // What require() of an ES module facade gives, as Node does it: the binding it exports as
-  // 'module.exports', from the modules it imports (loaded here in their order, without a parent).
-  function evaluateFacade(rel, { module }, facade) {
-    const binding = facade.exports.get('module.exports');
-    if (!binding) throw new Refusal(rel, 'is an ES module (require() of it gives its namespace, which a snapshot cannot stand in for)');
-    const imported = new Map(); // specifier -> the CommonJS module's exports
-    for (const { specifier } of facade.imports) {
-      if (imported.has(specifier)) continue;
-      const to = specifier.startsWith('./') || specifier.startsWith('../')
-        ? path.posix.normalize(path.posix.join(path.posix.dirname(rel), specifier)) : esmResolutions.get(`${rel}\0${specifier}`);
-      const format = to && plan.formats[to];
-      if (format !== 'commonjs' && format !== 'json') throw new Refusal(rel, `imports ${specifier}, which is not a CommonJS module of the startup`);
-      imported.set(specifier, load(to, IMPORTED));
-    }
-    // Imported from CommonJS: the default (and 'module.exports') is module.exports, a name its property.
-    const fromCjs = (exports, name) => (name === 'default' || name === 'module.exports' ? exports : exports[name]);
-    let value;
-    if ('local' in binding) {
-      const from = facade.imports.find(({ names }) => names.some(([, local]) => local === binding.local));
-      const [name] = from.names.find(([, local]) => local === binding.local);
-      value = fromCjs(imported.get(from.specifier), name);
-    } else {
-      value = fromCjs(imported.get(binding.specifier), binding.imported);
-    }
-    module.exports = value;
-    module.loaded = true;
-  }
-
-  // The require() a module keeps: ours while the snapshot is built, Node's once it is deserialised.
-  function buildRequire(rel, record) {
-    const dir = path.posix.dirname(rel);
-    const bare = (request) => (request.startsWith('node:') ? request.slice(5) : request);
-    const isBuiltin = (request) => builtins.has(request) || request.startsWith('node:');
-    function require(request) {
-      if (record.live) return record.live.require(request);
-      const to = resolutions.get(`${dir}\0${request}`);
-      if (to) {
-        try {
-          return load(to, rel);
-        } catch (err) {
-          if (err instanceof Refusal && !err.fatal) record.tainted = to;
-          throw err;
-        }
-      }
-      if (NOT_IN_SNAPSHOT.has(bare(request))) return standIn(bare(request));
-      if (isBuiltin(request)) return builderRequire(request);
-      // Not loaded at startup: the app's start survived this require failing (an optional package).
-      const err = new Error(`Cannot find module '${request}'`);
-      err.code = 'MODULE_NOT_FOUND';
-      throw err;
-    }
-    // Node records require.resolve() at startup like require(): the same answers here.
-    require.resolve = (request, options) => {
-      if (record.live) return record.live.constructor._resolveFilename(request, record.live, false, options);
-      const to = !options && resolutions.get(`${dir}\0${request}`);
-      if (to) return abs(to);
-      if (isBuiltin(request)) return request;
-      record.tainted = request;
-      throw new Refusal(rel, `calls require.resolve('${request}') while it loads, which the startup run did not record`);
-    };
-    require.resolve.paths = (request) => {
-      if (record.live) return record.live.constructor._resolveLookupPaths(request, record.live);
-      record.tainted = request;
-      throw new Refusal(rel, `calls require.resolve.paths('${request}') while it loads`);
-    };
-    Object.defineProperties(require, {
-      cache: { get: () => (record.live ? record.live.constructor._cache : buildCache), enumerable: true },
-      main: { get: () => (record.live ? process.mainModule : entryStandIn), enumerable: true },
-      extensions: { get: () => (record.live ? record.live.constructor._extensions : buildExtensions), enumerable: true },
-    });
-    return require;
-  }
-
-  const builderRequire = require;
-
-  // One stand-in per built-in module Node cannot snapshot: after deserialisation every use goes
-  // to the real module (patched by an APM agent or not); before it, a use means the module that
-  // is loading needs it now, and loads at start instead.
-  const standIns = new Map();
-  let live = false;
-  function standIn(name) {
-    if (standIns.has(name)) return standIns.get(name);
-    let real = null;
-    const refuse = (what) => {
-      const rel = loading;
-      if (rel && records.has(rel)) records.get(rel).tainted = name;
-      throw new Refusal(rel, `${what} while it loads, which Node cannot put in a snapshot`);
-    };
-    const target = () => {
-      if (live) return real || (real = builderRequire(name));
-      return refuse(`uses node:${name}`);
-    };
-    const tables = new Map();
-    const proxy = new Proxy({}, {
-      get: (_, key) => {
-        if (live || !Object.hasOwn(plan.builtinTables[name] || {}, key)) return Reflect.get(target(), key);
-        if (!tables.has(key)) tables.set(key, tableStandIn(plan.builtinTables[name][key], () => target()[key], () => refuse(`changes node:${name}.${key}`)));
-        return tables.get(key);
-      },
-      has: (_, key) => Reflect.has(target(), key),
-      set: (_, key, value) => Reflect.set(target(), key, value),
-      ownKeys: () => Reflect.ownKeys(target()),
-      getOwnPropertyDescriptor: (_, key) => {
-        const descriptor = Reflect.getOwnPropertyDescriptor(target(), key);
-        return descriptor && { ...descriptor, configurable: true };
-      },
-      defineProperty: (_, key, descriptor) => Reflect.defineProperty(target(), key, descriptor),
-      deleteProperty: (_, key) => Reflect.deleteProperty(target(), key),
-    });
-    standIns.set(name, proxy);
-    return proxy;
-  }
-  // A table of constants of one of them (plan.builtinTables, which pack read from this Node):
-  // modules read them while they load (express: http.METHODS, googleapis: http2.constants).
-  // Read-only while the snapshot is built; once it is deserialised every operation goes to the
-  // real table, and since what a Proxy says of keys and descriptors must agree with its target,
-  // the copy is first made equal to the table.
-  function tableStandIn(copy, realTable, refuse) {
-    const mirror = () => {
-      const real = realTable();
-      for (const key of Reflect.ownKeys(copy)) if (!Object.hasOwn(real, key)) Reflect.deleteProperty(copy, key);
-      for (const key of Reflect.ownKeys(real)) Reflect.defineProperty(copy, key, Reflect.getOwnPropertyDescriptor(real, key));
-      if (!Object.isExtensible(real)) Object.preventExtensions(copy);
-      return real;
-    };
-    const change = (op) => (table, ...args) => {
-      if (!live) return refuse();
-      const done = Reflect[op](realTable(), ...args);
-      mirror();
-      return done;
-    };
-    const read = (op) => (table, ...args) => {
-      if (live) mirror();
-      return Reflect[op](table, ...args);
-    };
-    return new Proxy(copy, {
-      get: (table, key) => Reflect.get(live ? realTable() : table, key),
-      has: (table, key) => Reflect.has(live ? realTable() : table, key),
-      set: (table, key, value) => change('set')(table, key, value),
-      defineProperty: change('defineProperty'),
-      deleteProperty: change('deleteProperty'),
-      preventExtensions: change('preventExtensions'),
-      ownKeys: read('ownKeys'),
-      getOwnPropertyDescriptor: read('getOwnPropertyDescriptor'),
-      isExtensible: read('isExtensible'),
-    });
-  }
+/** Evaluates the startup's modules in the plan's order; those refused are left to load at start. */
+function evaluateStartup(b) {
+  const { plan } = b;
   // The builder runs without stack traces (Node gives the limit back after deserialisation);
   // modules that read their caller from the stack at load (depd) need them as at a plain start.
   const stackTraceLimit = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit');
   Error.stackTraceLimit = 10;
-  const done = (result, code) => {
-    fs.writeFileSync(plan.result, JSON.stringify(result));
-    if (code !== undefined) process.exit(code);
-  };
   for (const rel of plan.modules) {
     try {
-      load(rel, null);
+      load(b, rel, null);
     } catch (err) {
       if (err instanceof Refusal && !err.fatal) continue; // left to load at start, with its reason
       const refusal = err instanceof Refusal ? err : new Refusal(rel, `threw while it loads: ${err && err.message}`);
-      done({ refused: { file: refusal.file, reason: refusal.message } }, 3);
+      done(plan, { refused: { file: refusal.file, reason: refusal.message } }, 3);
     }
   }
   if (stackTraceLimit) Object.defineProperty(Error, 'stackTraceLimit', stackTraceLimit);
   else delete Error.stackTraceLimit;
-  if (!records.size) {
-    const [file, reason] = [...leftOut][0] || [null, ''];
-    done({ refused: { file, reason: `${reason}${reason ? ', and ' : ''}no other startup module can be evaluated ahead of the start` } }, 3);
+  if (!b.records.size) {
+    const [file, reason] = [...b.leftOut][0] || [null, ''];
+    done(plan, { refused: { file, reason: `${reason}${reason ? ', and ' : ''}no other startup module can be evaluated ahead of the start` } }, 3);
   }
-  // Every file of the archive as it was when these modules were evaluated: at start one stat
-  // each says whether the snapshot (and the archive) still tells the truth.
-  plan.stats = plan.files.map((rel) => {
-    const st = fs.statSync(abs(rel));
-    return [rel, st.size, st.mtimeMs];
-  });
-  plan.served = servedFiles(plan, records);
-  for (const file of OWN_START_CODE) own.require(file);
-  plan.own = own;
-  // Modules left out after their code began to run: another pass, without them from the start.
-  if (begunThenLeft.length) done({ again: [...leftOut] }, 4);
-  done({ evaluated: records.size, leftOut: [...leftOut] });
-  // Node takes the snapshot once the event loop is empty: what the loads started has ended by
-  // then, or is still going and cannot be in it: unref'd (seen as the snapshot is taken), or
-  // keeping the loop alive (an interval, a server: seen a second after the loads).
+}
+
+/** The build's answer to make-snapshot.js, in plan.result; with a code, the build ends here. */
+function done(plan, result, code) {
+  fs.writeFileSync(plan.result, JSON.stringify(result));
+  if (code !== undefined) process.exit(code);
+}
+
+// Node takes the snapshot once the event loop is empty: what the loads started has ended by
+// then, or is still going and cannot be in it: unref'd (seen as the snapshot is taken), or
+// keeping the loop alive (an interval, a server: seen a second after the loads).
+function whenSnapshotTaken(b, { hook, going }, restoreLoader) {
   const refuseGoing = () => {
     if (!going.size) return;
     const [{ rel }] = going.values();
     const kinds = [...new Set([...going.values()].filter((g) => g.rel === rel).map((g) => g.type))].join(', ');
-    done({ refused: { file: rel, reason: `starts work while it loads (${kinds}) that is still going when the snapshot is taken, which a snapshot cannot carry over` } }, 3);
+    done(b.plan, { refused: { file: rel, reason: `starts work while it loads (${kinds}) that is still going when the snapshot is taken, which a snapshot cannot carry over` } }, 3);
   };
   setTimeout(refuseGoing, STILL_GOING_MS).unref();
   v8.startupSnapshot.addSerializeCallback(() => {
     hook.disable();
     refuseGoing();
     restoreLoader();
-    asNodeModules(records, plan.entry);
+    asNodeModules(b.records, b.plan.entry);
   });
   v8.startupSnapshot.setDeserializeMainFunction(() => {
-    live = true;
-    start(plan, records);
+    b.live = true;
+    start(b.plan, b.records);
+  });
+}
+
+// parent: the rel of the module whose require() loads it; null for the entry; IMPORTED for a
+// module an ES module facade imports (Node gives those no parent).
+function load(b, rel, parent) {
+  const { plan, records, leftOut } = b;
+  const known = records.get(rel);
+  if (known) {
+    if (!known.module.loaded) b.handedUnfinished.add(rel);
+    if (typeof parent === 'string') addChild(records.get(parent).module, known.module);
+    return known.module.exports;
+  }
+  if (leftOut.has(rel)) throw new Refusal(rel, leftOut.get(rel));
+  const format = plan.formats[rel];
+  const facade = format === 'module' && parent !== IMPORTED ? b.parseFacade(fs.readFileSync(b.abs(rel), 'utf8')) : null;
+  if (format !== 'commonjs' && format !== 'json' && !facade) {
+    const reason = format === 'addon' ? 'is a native addon' : 'is an ES module';
+    leftOut.set(rel, reason);
+    throw new Refusal(rel, reason);
+  }
+  const filename = b.abs(rel);
+  // parent: the module that loaded it first, the entry for those the entry loads (a module that
+  // takes a missing parent for "I am the main module" would run as one).
+  const byImport = parent === IMPORTED || (parent === null && b.importedOnly.has(rel));
+  const parentModule = byImport ? undefined : parent ? records.get(parent).module : b.entryStandIn;
+  const module = Object.setPrototypeOf({ id: filename, filename, path: path.dirname(filename), exports: {}, loaded: false, children: [], parent: parentModule }, b.buildProto);
+  lazyPaths(module, b.Module);
+  const record = { module, live: null, tainted: false };
+  records.set(rel, record);
+  if (parentModule) addChild(parentModule, module); // as Node does, before the child runs
+  try {
+    if (facade) evaluateFacade(b, rel, record, facade);
+    else evaluate(b, rel, record);
+    // A refusal the module caught (an optional require) left it built on a wrong answer.
+    if (record.tainted) throw new Refusal(rel, `requires ${record.tainted}, which loads at start`);
+  } catch (err) {
+    records.delete(rel);
+    if (parentModule) parentModule.children.splice(parentModule.children.indexOf(module), 1);
+    const refusal = err instanceof Refusal ? err : new Refusal(rel, `throws while it loads at pack time: ${err && err.message}`);
+    if (refusal.fatal) throw refusal;
+    b.begunThenLeft.push(rel);
+    leftOut.set(rel, refusal.file === rel ? refusal.message : `requires ${record.tainted || refusal.file}, which loads at start`);
+    if (b.handedUnfinished.has(rel)) throw new Refusal(rel, 'is in a require cycle and loads at start', true);
+    throw refusal;
+  }
+  return module.exports;
+}
+
+function addChild(parentModule, child) {
+  if (!parentModule.children.includes(child)) parentModule.children.push(child);
+}
+
+function evaluate(b, rel, { module }) {
+  const { plan } = b;
+  const [head, tail] = plan.wrapper;
+  const { filename } = module;
+  const source = fs.readFileSync(filename, 'utf8');
+  if (plan.formats[rel] === 'json') {
+    module.exports = JSON.parse(source.replace(/^\uFEFF/, ''));
+  } else {
+    // The columns of line 1 as Node's own wrapper leaves them (lib/start/code-cache.js).
+    // import() needs Node's loader behind the script; Node warns the first time one is used.
+    const dynamicImport = /\bimport\s*\(/.test(source);
+    plan.dynamicImport = plan.dynamicImport || dynamicImport;
+    const script = new vm.Script(head + source + tail, {
+      filename, columnOffset: -head.length, importModuleDynamically: dynamicImport ? vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER : undefined,
+    });
+    const fn = script.runInThisContext({ displayErrors: true });
+    const outer = b.loading;
+    b.loading = rel;
+    try {
+      const moduleRequire = buildRequire(b, rel, b.records.get(rel));
+      b.requireOf.set(module, moduleRequire);
+      fn.call(module.exports, module.exports, moduleRequire, module, filename, module.path);
+    } finally {
+      b.loading = outer;
+    }
+  }
+  module.loaded = true;
+}
+
+// What require() of an ES module facade gives, as Node does it: the binding it exports as
+// 'module.exports', from the modules it imports (loaded here in their order, without a parent).
+function evaluateFacade(b, rel, { module }, facade) {
+  const binding = facade.exports.get('module.exports');
+  if (!binding) throw new Refusal(rel, 'is an ES module (require() of it gives its namespace, which a snapshot cannot stand in for)');
+  const imported = new Map(); // specifier -> the CommonJS module's exports
+  for (const { specifier } of facade.imports) {
+    if (imported.has(specifier)) continue;
+    const to = specifier.startsWith('./') || specifier.startsWith('../')
+      ? path.posix.normalize(path.posix.join(path.posix.dirname(rel), specifier)) : b.esmResolutions.get(`${rel}\0${specifier}`);
+    const format = to && b.plan.formats[to];
+    if (format !== 'commonjs' && format !== 'json') throw new Refusal(rel, `imports ${specifier}, which is not a CommonJS module of the startup`);
+    imported.set(specifier, load(b, to, IMPORTED));
+  }
+  // Imported from CommonJS: the default (and 'module.exports') is module.exports, a name its property.
+  const fromCjs = (exports, name) => (name === 'default' || name === 'module.exports' ? exports : exports[name]);
+  let value;
+  if ('local' in binding) {
+    const from = facade.imports.find(({ names }) => names.some(([, local]) => local === binding.local));
+    const [name] = from.names.find(([, local]) => local === binding.local);
+    value = fromCjs(imported.get(from.specifier), name);
+  } else {
+    value = fromCjs(imported.get(binding.specifier), binding.imported);
+  }
+  module.exports = value;
+  module.loaded = true;
+}
+
+// The require() a module keeps: ours while the snapshot is built, Node's once it is deserialised.
+function buildRequire(b, rel, record) {
+  const dir = path.posix.dirname(rel);
+  const bare = (request) => (request.startsWith('node:') ? request.slice(5) : request);
+  const isBuiltin = (request) => b.builtins.has(request) || request.startsWith('node:');
+  function require(request) {
+    if (record.live) return record.live.require(request);
+    const to = b.resolutions.get(`${dir}\0${request}`);
+    if (to) {
+      try {
+        return load(b, to, rel);
+      } catch (err) {
+        if (err instanceof Refusal && !err.fatal) record.tainted = to;
+        throw err;
+      }
+    }
+    if (NOT_IN_SNAPSHOT.has(bare(request))) return standIn(b, bare(request));
+    if (isBuiltin(request)) return builderRequire(request);
+    // Not loaded at startup: the app's start survived this require failing (an optional package).
+    const err = new Error(`Cannot find module '${request}'`);
+    err.code = 'MODULE_NOT_FOUND';
+    throw err;
+  }
+  // Node records require.resolve() at startup like require(): the same answers here.
+  require.resolve = (request, options) => {
+    if (record.live) return record.live.constructor._resolveFilename(request, record.live, false, options);
+    const to = !options && b.resolutions.get(`${dir}\0${request}`);
+    if (to) return b.abs(to);
+    if (isBuiltin(request)) return request;
+    record.tainted = request;
+    throw new Refusal(rel, `calls require.resolve('${request}') while it loads, which the startup run did not record`);
+  };
+  require.resolve.paths = (request) => {
+    if (record.live) return record.live.constructor._resolveLookupPaths(request, record.live);
+    record.tainted = request;
+    throw new Refusal(rel, `calls require.resolve.paths('${request}') while it loads`);
+  };
+  Object.defineProperties(require, {
+    cache: { get: () => (record.live ? record.live.constructor._cache : b.buildCache), enumerable: true },
+    main: { get: () => (record.live ? process.mainModule : b.entryStandIn), enumerable: true },
+    extensions: { get: () => (record.live ? record.live.constructor._extensions : b.buildExtensions), enumerable: true },
+  });
+  return require;
+}
+
+// One stand-in per built-in module Node cannot snapshot: after deserialisation every use goes
+// to the real module (patched by an APM agent or not); before it, a use means the module that
+// is loading needs it now, and loads at start instead.
+function standIn(b, name) {
+  if (b.standIns.has(name)) return b.standIns.get(name);
+  const { plan } = b;
+  let real = null;
+  const refuse = (what) => {
+    const rel = b.loading;
+    if (rel && b.records.has(rel)) b.records.get(rel).tainted = name;
+    throw new Refusal(rel, `${what} while it loads, which Node cannot put in a snapshot`);
+  };
+  const target = () => {
+    if (b.live) return real || (real = builderRequire(name));
+    return refuse(`uses node:${name}`);
+  };
+  const tables = new Map();
+  const proxy = new Proxy({}, {
+    get: (_, key) => {
+      if (b.live || !Object.hasOwn(plan.builtinTables[name] || {}, key)) return Reflect.get(target(), key);
+      if (!tables.has(key)) tables.set(key, tableStandIn(b, plan.builtinTables[name][key], () => target()[key], () => refuse(`changes node:${name}.${key}`)));
+      return tables.get(key);
+    },
+    has: (_, key) => Reflect.has(target(), key),
+    set: (_, key, value) => Reflect.set(target(), key, value),
+    ownKeys: () => Reflect.ownKeys(target()),
+    getOwnPropertyDescriptor: (_, key) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(target(), key);
+      return descriptor && { ...descriptor, configurable: true };
+    },
+    defineProperty: (_, key, descriptor) => Reflect.defineProperty(target(), key, descriptor),
+    deleteProperty: (_, key) => Reflect.deleteProperty(target(), key),
+  });
+  b.standIns.set(name, proxy);
+  return proxy;
+}
+
+// A table of constants of one of them (plan.builtinTables, which pack read from this Node):
+// modules read them while they load (express: http.METHODS, googleapis: http2.constants).
+// Read-only while the snapshot is built; once it is deserialised every operation goes to the
+// real table, and since what a Proxy says of keys and descriptors must agree with its target,
+// the copy is first made equal to the table.
+function tableStandIn(b, copy, realTable, refuse) {
+  const mirror = () => {
+    const real = realTable();
+    for (const key of Reflect.ownKeys(copy)) if (!Object.hasOwn(real, key)) Reflect.deleteProperty(copy, key);
+    for (const key of Reflect.ownKeys(real)) Reflect.defineProperty(copy, key, Reflect.getOwnPropertyDescriptor(real, key));
+    if (!Object.isExtensible(real)) Object.preventExtensions(copy);
+    return real;
+  };
+  const change = (op) => (table, ...args) => {
+    if (!b.live) return refuse();
+    const done = Reflect[op](realTable(), ...args);
+    mirror();
+    return done;
+  };
+  const read = (op) => (table, ...args) => {
+    if (b.live) mirror();
+    return Reflect[op](table, ...args);
+  };
+  return new Proxy(copy, {
+    get: (table, key) => Reflect.get(b.live ? realTable() : table, key),
+    has: (table, key) => Reflect.has(b.live ? realTable() : table, key),
+    set: (table, key, value) => change('set')(table, key, value),
+    defineProperty: change('defineProperty'),
+    deleteProperty: change('deleteProperty'),
+    preventExtensions: change('preventExtensions'),
+    ownKeys: read('ownKeys'),
+    getOwnPropertyDescriptor: read('getOwnPropertyDescriptor'),
+    isExtensible: read('isExtensible'),
   });
 }
 
