@@ -16,7 +16,7 @@ const OWN_FILES = path.join(__dirname, '..') + path.sep;
  *   at the ready moment; the stack holds the CommonJS modules loading now
  * @param {{hrNow: () => number, cpuNow: () => number}} clock µs: wall (the CPU profile's clock), CPU used
  */
-function recordModules(state, { hrNow, cpuNow }) {
+function recordModules(state, clock) {
   // In-thread hooks (Node 22.15+) cost nothing to start and see every ES module, those require()
   // loads included; but once registered, every require() takes Node's slow path through them (URL
   // conversions, hook contexts): 6-9% of a CommonJS app's startup. So an app that starts in
@@ -27,18 +27,39 @@ function recordModules(state, { hrNow, cpuNow }) {
   const timedInThread = Boolean(esmHooks) && inThreadHooks; // ES modules timed by in-thread hooks
   const hooksThread = esmHooks === 'now' && !inThreadHooks ? require('./esm-hooks-thread.cjs') : null;
   const onFirstEsm = timedInThread && esmHooks === 'on-first-esm';
-  let esmInThread = null; // those hooks, once registered
-  let esmThread = null; // the hooks thread, once started
-  let lastResolve = null;
-  const modules = [];
-  const builtins = new Set();
-  const resolutions = [];
-  const requires = [];
-  const esm = [];
-  const esmResolutions = [];
-  const esmMarks = new Map(); // url -> when its evaluation began and ended
+  const seen = { modules: [], builtins: new Set(), resolutions: [], requires: [], esm: [], esmResolutions: [], esmMarks: new Map() };
+  // The ES module hooks: in-thread ones once made, the hooks thread once started, the registration
+  // while the hooks are in, and whether they stay in for good.
+  const esm = { inThread: null, thread: null, hooks: null, keep: false };
+  timeCommonJs(state, clock, seen, esm);
+  recordRequires(state, seen);
+  const noteEsm = (record) => {
+    if (!state.recording) return;
+    if (record.type === 'resolve') seen.esmResolutions.push([record.parentURL, record.specifier, record.url]);
+    else seen.esm.push(record);
+  };
+  const registerInThread = inThreadHooks ? esmHooksInThread(state, esm, noteEsm, onFirstEsm) : null;
+  return {
+    esmTimed: () => esm.hooks !== null, // whether hooks time the ES modules loaded now (reads stand in for them otherwise)
+    // Loader hooks time ES modules' resolve and load; these marks time their evaluation.
+    recordEsm() {
+      globalThis[Symbol.for('coldstart.esm')] = esmMarks(state, clock, seen.esmMarks, esm);
+      if (timedInThread && !onFirstEsm) {
+        esm.keep = true;
+        registerInThread();
+      } else if (hooksThread) esm.thread = hooksThread.startHooksThread();
+    },
+    /** Takes in the records the hooks thread sent that this thread has not read yet. */
+    drainEsm() {
+      if (esm.thread) esm.thread.drain(noteEsm);
+    },
+    records: (msSinceStart) => recorded(seen, msSinceStart),
+  };
+}
 
-  // CommonJS: time resolve and load of every module, with a stack for self time.
+/** CommonJS: time resolve and load of every module, with a stack for self time. */
+function timeCommonJs(state, { hrNow, cpuNow }, seen, esm) {
+  let lastResolve = null;
   const origResolve = Module._resolveFilename;
   Module._resolveFilename = function coldstartResolve(request, parent, isMain, options) {
     if (!state.recording) return origResolve.apply(this, arguments);
@@ -52,26 +73,15 @@ function recordModules(state, { hrNow, cpuNow }) {
     // Node 22 passes { conditions } on every require; only `paths` makes a lookup special.
     if (parent && !(options && options.paths) && typeof request === 'string' && path.isAbsolute(filename)) {
       const from = parent.path || (parent.filename && path.dirname(parent.filename));
-      if (from) resolutions.push([from, request, filename]);
+      if (from) seen.resolutions.push([from, request, filename]);
     }
     return filename;
-  };
-
-  const origLoad = Module._load;
-  Module._load = function coldstartLoadRequest(request, parent) {
-    if (state.recording && typeof request === 'string' && !(parent && parent.filename && parent.filename.startsWith(OWN_FILES))) {
-      if (Module.isBuiltin(request)) builtins.add(request.startsWith('node:') ? request : `node:${request}`);
-      // Every require of every file, a module already loaded included (Node then skips resolution):
-      // advice that defers a module must name each file that loads it.
-      else if (parent && parent.filename) requires.push([parent.filename, request]);
-    }
-    return origLoad.apply(this, arguments);
   };
 
   const origModuleLoad = Module.prototype.load;
   Module.prototype.load = function coldstartModuleLoad(filename) {
     if (!state.recording) return origModuleLoad.apply(this, arguments);
-    if (esmInThread) esmInThread.cut();
+    if (esm.inThread) esm.inThread.cut();
     const t0 = hrNow();
     const lr = lastResolve;
     const resolved = lr && lr.filename === filename;
@@ -79,13 +89,8 @@ function recordModules(state, { hrNow, cpuNow }) {
     lastResolve = null;
     const top = state.stack[state.stack.length - 1];
     const rec = {
-      file: filename,
-      kind: kindOf(filename),
-      parent: top ? top.file : (this.parent && this.parent.filename) || null,
-      startUs: t0 - resolveUs,
-      resolveUs,
-      childUs: 0,
-      endUs: 0,
+      file: filename, kind: kindOf(filename), parent: top ? top.file : (this.parent && this.parent.filename) || null,
+      startUs: t0 - resolveUs, resolveUs, childUs: 0, endUs: 0,
       cpuUs: -(resolved ? lr.cpuStartUs : cpuNow()), // the CPU clock at its start (its resolution's), subtracted
       childCpuUs: 0,
     };
@@ -100,144 +105,135 @@ function recordModules(state, { hrNow, cpuNow }) {
         top.childUs += rec.endUs - rec.startUs;
         top.childCpuUs += rec.cpuUs;
       }
-      modules.push(rec);
+      seen.modules.push(rec);
     }
   };
+}
 
-  // CommonJS code compiled: the sign of ES modules to come. A require() of an ES module loads and
-  // runs its whole graph before it returns: the hooks are there for that long (a window). Code
-  // that may import() later (in CommonJS or in an ES module of such a graph) keeps them for good.
-  const origCompile = Module.prototype._compile;
-  let hooks = null; // the registration, while the hooks are in
-  let keepHooks = false;
-  let windows = 0;
-  if (onFirstEsm) {
-    Module.prototype._compile = function coldstartCompile(content, filename, format) {
-      if (keepHooks || !state.recording || (format !== 'module' && !mayImport(content))) return origCompile.call(this, content, filename, format);
-      const hooked = hooks !== null;
-      registerInThread();
-      // require() of an ES module whose source the CommonJS loader read before the hooks were
-      // there: their load hook's part (its record, the marks around its evaluation) done here.
-      if (format === 'module' && !hooked && typeof content === 'string') {
-        const url = pathToFileURL(filename).href;
-        content = esmInThread.load(url, { format, conditions: ['require'] }, () => ({ format, source: content })).source;
-      }
-      if (mayImportLater(content)) keepHooks = true;
-      if (keepHooks) return origCompile.call(this, content, filename, format);
-      windows++;
-      try {
-        return origCompile.call(this, content, filename, format);
-      } finally {
-        if (--windows === 0 && !keepHooks) {
-          hooks.deregister();
-          hooks = null;
-        }
-      }
-    };
-  }
+/** The built-in modules the app requires, and every require() of every file of the app. */
+function recordRequires(state, seen) {
+  const origLoad = Module._load;
+  Module._load = function coldstartLoadRequest(request, parent) {
+    if (state.recording && typeof request === 'string' && !(parent && parent.filename && parent.filename.startsWith(OWN_FILES))) {
+      if (Module.isBuiltin(request)) seen.builtins.add(request.startsWith('node:') ? request : `node:${request}`);
+      // Every require of every file, a module already loaded included (Node then skips resolution):
+      // advice that defers a module must name each file that loads it.
+      else if (parent && parent.filename) seen.requires.push([parent.filename, request]);
+    }
+    return origLoad.apply(this, arguments);
+  };
+}
 
+/**
+ * In-thread ES module hooks (Node 22.15+), kept on top of any the app registers later.
+ * @returns {() => void} registers them (made the first time), unless they are in already
+ */
+function esmHooksInThread(state, esm, noteEsm, onFirstEsm) {
   function registerInThread() {
-    if (hooks) return;
-    if (!esmInThread) esmInThread = ownModule('./esm-timing.cjs').esmTimingHooks(noteEsm);
-    hooks = registerHooks({ resolve: esmInThread.resolve, load: loadAndWatch }); // in-thread: no hooks thread to start
+    if (esm.hooks) return;
+    if (!esm.inThread) esm.inThread = ownModule(state, './esm-timing.cjs').esmTimingHooks(noteEsm);
+    esm.hooks = registerHooks({ resolve: esm.inThread.resolve, load: loadAndWatch }); // in-thread: no hooks thread to start
   }
-
+  // The load hook, which also sees each ES module's source: an import() in one keeps the hooks.
+  function loadAndWatch(url, context, nextLoad) {
+    const result = esm.inThread.load(url, context, nextLoad);
+    if (!esm.keep && result && result.format === 'module' && mayImportLater(result.source)) esm.keep = true;
+    return result;
+  }
+  if (onFirstEsm) hooksWhileEsmLoads(state, esm, registerInThread);
   // Hooks registered later run first: one that serves modules itself (start's preload serves them
   // from memory) would keep them from ours. Ours go back on top of any that come after them.
   const registerHooks = Module.registerHooks;
-  if (inThreadHooks) {
-    Module.registerHooks = function registerHooksUnderTiming(theirs) {
-      const registration = registerHooks.call(this, theirs);
-      if (hooks) { hooks.deregister(); hooks = null; registerInThread(); }
-      return registration;
-    };
-  }
+  Module.registerHooks = function registerHooksUnderTiming(theirs) {
+    const registration = registerHooks.call(this, theirs);
+    if (esm.hooks) { esm.hooks.deregister(); esm.hooks = null; registerInThread(); }
+    return registration;
+  };
+  return registerInThread;
+}
 
-  // The load hook, which also sees each ES module's source: an import() in one keeps the hooks.
-  function loadAndWatch(url, context, nextLoad) {
-    const result = esmInThread.load(url, context, nextLoad);
-    if (!keepHooks && result && result.format === 'module' && mayImportLater(result.source)) keepHooks = true;
-    return result;
-  }
-
-  // One of the agent's own modules, loaded while the app runs (an app that never shows ES modules
-  // never loads it): its load, reads and requires are not the app's.
-  function ownModule(request) {
-    const recording = state.recording;
-    state.recording = false;
-    try {
-      return require(request);
-    } finally {
-      state.recording = recording;
+// CommonJS code compiled: the sign of ES modules to come. A require() of an ES module loads and
+// runs its whole graph before it returns: the hooks are there for that long (a window). Code
+// that may import() later (in CommonJS or in an ES module of such a graph) keeps them for good.
+function hooksWhileEsmLoads(state, esm, registerInThread) {
+  const origCompile = Module.prototype._compile;
+  let windows = 0;
+  Module.prototype._compile = function coldstartCompile(content, filename, format) {
+    if (esm.keep || !state.recording || (format !== 'module' && !mayImport(content))) return origCompile.call(this, content, filename, format);
+    const hooked = esm.hooks !== null;
+    registerInThread();
+    // require() of an ES module whose source the CommonJS loader read before the hooks were
+    // there: their load hook's part (its record, the marks around its evaluation) done here.
+    if (format === 'module' && !hooked && typeof content === 'string') {
+      const url = pathToFileURL(filename).href;
+      content = esm.inThread.load(url, { format, conditions: ['require'] }, () => ({ format, source: content })).source;
     }
-  }
+    if (mayImportLater(content)) esm.keep = true;
+    if (esm.keep) return origCompile.call(this, content, filename, format);
+    windows++;
+    try {
+      return origCompile.call(this, content, filename, format);
+    } finally {
+      if (--windows === 0 && !esm.keep) {
+        esm.hooks.deregister();
+        esm.hooks = null;
+      }
+    }
+  };
+}
 
-  function noteEsm(record) {
-    if (!state.recording) return;
-    if (record.type === 'resolve') esmResolutions.push([record.parentURL, record.specifier, record.url]);
-    else esm.push(record);
+// One of the agent's own modules, loaded while the app runs (an app that never shows ES modules
+// never loads it): its load, reads and requires are not the app's.
+function ownModule(state, request) {
+  const recording = state.recording;
+  state.recording = false;
+  try {
+    return require(request);
+  } finally {
+    state.recording = recording;
   }
+}
 
-  // Loader hooks time ES modules' resolve and load; these marks time their evaluation.
-  function recordEsm() {
-    globalThis[Symbol.for('coldstart.esm')] = {
-      enter(url) {
-        if (!state.recording) return;
-        if (esmInThread) esmInThread.cut();
-        esmMarks.set(url, { enterUs: hrNow(), leaveUs: 0, cpuUs: -cpuNow() }); // CPU too: a busy machine inflates the wall
-      },
-      leave(url) { const m = esmMarks.get(url); if (m && state.recording) { m.leaveUs = hrNow(); m.cpuUs += cpuNow(); } },
-    };
-    if (timedInThread && !onFirstEsm) {
-      keepHooks = true;
-      registerInThread();
-    } else if (hooksThread) esmThread = hooksThread.startHooksThread();
-  }
+/** The marks ES modules call around their evaluation (the load hook writes them in). */
+function esmMarks(state, { hrNow, cpuNow }, marks, esm) {
+  return {
+    enter(url) {
+      if (!state.recording) return;
+      if (esm.inThread) esm.inThread.cut();
+      marks.set(url, { enterUs: hrNow(), leaveUs: 0, cpuUs: -cpuNow() }); // CPU too: a busy machine inflates the wall
+    },
+    leave(url) { const m = marks.get(url); if (m && state.recording) { m.leaveUs = hrNow(); m.cpuUs += cpuNow(); } },
+  };
+}
 
-  /** Takes in the records the hooks thread sent that this thread has not read yet. */
-  function drainEsm() {
-    if (esmThread) esmThread.drain(noteEsm);
-  }
-
-  /** What was recorded, times in ms since the process started (msSinceStart). */
-  function records(msSinceStart) {
-    return {
-      modules: modules.map((m) => ({
-        file: m.file,
-        kind: m.kind,
-        parent: m.parent,
-        startMs: msSinceStart(m.startUs),
-        resolveMs: m.resolveUs / 1000,
-        inclusiveMs: (m.endUs - m.startUs) / 1000,
-        childMs: m.childUs / 1000,
-        cpuMs: m.cpuUs / 1000,
-        childCpuMs: m.childCpuUs / 1000,
-      })),
-      esm: esm.map((e) => {
-        const mark = esmMarks.get(e.url);
-        return {
-          ...e,
-          file: fileURLToPath(e.url),
-          parent: e.parentURL ? fileURLToPath(e.parentURL) : null,
-          parentURL: undefined, importsUs: undefined, cpuMarkUs: undefined, // the hooks' own fields
-          startMs: msSinceStart(e.startUs),
-          resolveStartMs: e.resolveStartUs == null ? null : msSinceStart(e.resolveStartUs),
-          loadStartMs: e.loadStartUs == null ? null : msSinceStart(e.loadStartUs),
-          compiledMs: e.compiledUs == null ? null : (e.compiledUs - e.loadStartUs) / 1000,
-          importWindows: e.importsUs ? e.importsUs.map(([from, to]) => [msSinceStart(from), msSinceStart(to)]) : [],
-          evalStartMs: mark ? msSinceStart(mark.enterUs) : null,
-          evalMs: mark && mark.leaveUs ? (mark.leaveUs - mark.enterUs) / 1000 : null, evalCpuMs: mark && mark.leaveUs ? mark.cpuUs / 1000 : null,
-        };
-      }),
-      builtins: [...builtins].sort(),
-      resolutions,
-      requires,
-      esmResolutions: esmResolutions.map(([parentURL, specifier, url]) => [fileURLToPath(parentURL), specifier, fileURLToPath(url)]),
-    };
-  }
-
-  // esmTimed: whether hooks time the ES modules loaded now (reads stand in for them otherwise).
-  return { esmTimed: () => hooks !== null, recordEsm, drainEsm, records };
+/** What was recorded, times in ms since the process started (msSinceStart). */
+function recorded(seen, msSinceStart) {
+  return {
+    modules: seen.modules.map((m) => ({
+      file: m.file, kind: m.kind, parent: m.parent, startMs: msSinceStart(m.startUs), resolveMs: m.resolveUs / 1000,
+      inclusiveMs: (m.endUs - m.startUs) / 1000, childMs: m.childUs / 1000, cpuMs: m.cpuUs / 1000, childCpuMs: m.childCpuUs / 1000,
+    })),
+    esm: seen.esm.map((e) => {
+      const mark = seen.esmMarks.get(e.url);
+      return {
+        ...e,
+        file: fileURLToPath(e.url),
+        parent: e.parentURL ? fileURLToPath(e.parentURL) : null,
+        parentURL: undefined, importsUs: undefined, cpuMarkUs: undefined, // the hooks' own fields
+        startMs: msSinceStart(e.startUs),
+        resolveStartMs: e.resolveStartUs == null ? null : msSinceStart(e.resolveStartUs),
+        loadStartMs: e.loadStartUs == null ? null : msSinceStart(e.loadStartUs),
+        compiledMs: e.compiledUs == null ? null : (e.compiledUs - e.loadStartUs) / 1000,
+        importWindows: e.importsUs ? e.importsUs.map(([from, to]) => [msSinceStart(from), msSinceStart(to)]) : [],
+        evalStartMs: mark ? msSinceStart(mark.enterUs) : null,
+        evalMs: mark && mark.leaveUs ? (mark.leaveUs - mark.enterUs) / 1000 : null, evalCpuMs: mark && mark.leaveUs ? mark.cpuUs / 1000 : null,
+      };
+    }),
+    builtins: [...seen.builtins].sort(),
+    resolutions: seen.resolutions,
+    requires: seen.requires,
+    esmResolutions: seen.esmResolutions.map(([parentURL, specifier, url]) => [fileURLToPath(parentURL), specifier, fileURLToPath(url)]),
+  };
 }
 
 /**
