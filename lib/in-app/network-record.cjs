@@ -22,80 +22,84 @@
 function recordNetwork(now) {
   const dc = require('diagnostics_channel');
   const { PROBE_HEADER, PROBING } = require('./ready-moment.cjs');
-  const sockets = new WeakMap(); // socket -> connection
-  const connections = [];
-  const requests = [];
-  const children = [];
-  const records = new WeakMap(); // http ClientRequest or undici request -> record
-  let active = true;
-  let pendingTls = 0; // undici connects announced whose tls.connect has not run yet
+  // sockets: socket -> connection; records: http ClientRequest or undici request -> record;
+  // pendingTls: undici connects announced whose tls.connect has not run yet.
+  const net = { now, active: true, pendingTls: 0, sockets: new WeakMap(), connections: [], requests: [], children: [], records: new WeakMap() };
   const timers = require('./timer-record.cjs').recordTimers(now);
-
-  function track(socket, startUs, client) {
-    let conn = sockets.get(socket);
-    if (conn) {
-      conn.client = conn.client || client; // Node 22+ announces TLS sockets on net.client.socket too
-      return conn;
-    }
-    conn = {
-      socket, client, startUs, host: null, port: null, address: null, tls: false,
-      lookupUs: null, connectUs: null, secureUs: null, endUs: null, error: null, requests: 0,
-    };
-    sockets.set(socket, conn);
-    connections.push(conn);
-    if (!socket.connecting && socket.remoteAddress) { // handed over connected: its phases are unknown
-      conn.connectUs = startUs;
-      conn.port = socket.remotePort;
-      conn.address = socket.remoteAddress;
-    }
-    socket.once('lookup', (err, address, family, host) => {
-      conn.lookupUs = now();
-      if (host && !conn.host) conn.host = host;
-    });
-    socket.once('connect', () => {
-      conn.connectUs = now();
-      conn.port = socket.remotePort;
-      conn.address = socket.remoteAddress;
-    });
-    socket.once('secureConnect', () => { conn.secureUs = now(); conn.tls = true; });
-    socket.once('close', () => { conn.endUs = now(); });
-    // No 'error' listener here, nor on child processes: one would keep an app that has none from crashing.
-    return conn;
-  }
-
-  function wrapTlsConnect() {
-    const tls = process.getBuiltinModule ? process.getBuiltinModule('tls') : require('tls');
-    if (tls.connect.coldstartWrapped) return;
-    const orig = tls.connect;
-    tls.connect = function connect() {
-      const socket = orig.apply(this, arguments);
-      if (active && pendingTls > 0) {
-        pendingTls--;
-        const conn = track(socket, now(), 'fetch');
-        conn.tls = true;
-      }
-      return socket;
-    };
-    tls.connect.coldstartWrapped = true;
-  }
-
-  function failed(rec, error) {
-    rec.error = (error && (error.code || error.message)) || 'error';
-    rec.endUs = now();
-    if (rec.conn && !rec.conn.error) rec.conn.error = rec.error;
-  }
-
   const subs = [];
   const on = (name, fn) => {
     // The readiness probe's own requests (--until http:) are not something startup waited on.
-    const handler = (msg) => { if (active && !globalThis[PROBING]) { try { fn(msg); } catch { /* never break the app */ } } };
+    const handler = (msg) => { if (net.active && !globalThis[PROBING]) { try { fn(msg); } catch { /* never break the app */ } } };
     dc.subscribe(name, handler);
     subs.push([name, handler]);
   };
+  on('net.client.socket', ({ socket }) => { track(net, socket, now(), null); });
+  recordHttp(net, on, PROBE_HEADER);
+  recordFetch(net, on);
+  on('child_process', ({ process: child }) => {
+    // Published as the ChildProcess is made, before spawn() gives it its file and arguments: they
+    // are read at snapshot.
+    const rec = { child, pid: null, startUs: now(), endUs: null, exitCode: null };
+    net.children.push(rec);
+    child.once('spawn', () => { rec.pid = child.pid; });
+    child.once('exit', (code) => { rec.endUs = now(); rec.exitCode = code; });
+  });
+  // Requests the app served: what profile --after shows (COLDSTART_AFTER), loaded for it alone.
+  const served = process.env.COLDSTART_AFTER === '1' ? require('./served-record.cjs').recordServed(on, now, PROBE_HEADER) : [];
+  return {
+    snapshot: (toMs) => networkSnapshot(net, timers, served, toMs),
+    stop() {
+      if (!net.active) return;
+      net.active = false;
+      timers.stop();
+      for (const [name, handler] of subs) dc.unsubscribe(name, handler);
+    },
+  };
+}
 
-  on('net.client.socket', ({ socket }) => { track(socket, now(), null); });
+/** The connection a socket is, recorded the first time it is seen, with its phases from its own events. */
+function track(net, socket, startUs, client) {
+  const { now } = net;
+  let conn = net.sockets.get(socket);
+  if (conn) {
+    conn.client = conn.client || client; // Node 22+ announces TLS sockets on net.client.socket too
+    return conn;
+  }
+  conn = {
+    socket, client, startUs, host: null, port: null, address: null, tls: false,
+    lookupUs: null, connectUs: null, secureUs: null, endUs: null, error: null, requests: 0,
+  };
+  net.sockets.set(socket, conn);
+  net.connections.push(conn);
+  if (!socket.connecting && socket.remoteAddress) { // handed over connected: its phases are unknown
+    conn.connectUs = startUs;
+    conn.port = socket.remotePort;
+    conn.address = socket.remoteAddress;
+  }
+  socket.once('lookup', (err, address, family, host) => {
+    conn.lookupUs = now();
+    if (host && !conn.host) conn.host = host;
+  });
+  socket.once('connect', () => {
+    conn.connectUs = now();
+    conn.port = socket.remotePort;
+    conn.address = socket.remoteAddress;
+  });
+  socket.once('secureConnect', () => { conn.secureUs = now(); conn.tls = true; });
+  socket.once('close', () => { conn.endUs = now(); });
+  // No 'error' listener here, nor on child processes: one would keep an app that has none from crashing.
+  return conn;
+}
 
-  // http and https
+function failed(rec, error, now) {
+  rec.error = (error && (error.code || error.message)) || 'error';
+  rec.endUs = now();
+  if (rec.conn && !rec.conn.error) rec.conn.error = rec.error;
+}
+
+/** Requests of http and https, from the request's start to the response's end. */
+function recordHttp(net, on, PROBE_HEADER) {
+  const { now, records } = net;
   on('http.client.request.start', ({ request }) => {
     if (request.getHeader(PROBE_HEADER)) return;
     const rec = {
@@ -103,10 +107,10 @@ function recordNetwork(now) {
       host: request.host, path: String(request.path || '/').split('?')[0],
       startUs: now(), firstByteUs: null, endUs: null, status: null, error: null, conn: null, reused: false,
     };
-    requests.push(rec);
+    net.requests.push(rec);
     const onSocket = (socket) => {
       rec.reused = Boolean(request.reusedSocket);
-      rec.conn = track(socket, rec.startUs, 'http');
+      rec.conn = track(net, socket, rec.startUs, 'http');
       rec.conn.requests++;
     };
     if (request.socket) onSocket(request.socket);
@@ -124,10 +128,13 @@ function recordNetwork(now) {
   });
   on('http.client.request.error', ({ request, error }) => {
     const rec = records.get(request);
-    if (rec) failed(rec, error);
+    if (rec) failed(rec, error, now);
   });
+}
 
-  // fetch (undici)
+/** Requests of fetch (undici), and the TLS sockets it connects. */
+function recordFetch(net, on) {
+  const { now, records } = net;
   on('undici:request:create', ({ request }) => {
     const rec = {
       client: 'fetch', method: request.method, protocol: null, host: null,
@@ -140,19 +147,19 @@ function recordNetwork(now) {
       rec.host = origin.hostname;
     } catch { /* an origin undici accepted but URL does not */ }
     records.set(request, rec);
-    requests.push(rec);
+    net.requests.push(rec);
   });
   on('undici:client:beforeConnect', ({ connectParams }) => {
     if (connectParams && connectParams.protocol === 'https:') {
-      pendingTls++;
-      wrapTlsConnect();
+      net.pendingTls++;
+      wrapTlsConnect(net);
     }
   });
-  on('undici:client:connected', ({ socket }) => { if (socket) track(socket, now(), 'fetch'); });
+  on('undici:client:connected', ({ socket }) => { if (socket) track(net, socket, now(), 'fetch'); });
   on('undici:client:sendHeaders', ({ request, socket }) => {
     const rec = records.get(request);
     if (!rec || !socket) return;
-    rec.conn = track(socket, rec.startUs, 'fetch');
+    rec.conn = track(net, socket, rec.startUs, 'fetch');
     rec.reused = rec.conn.requests > 0;
     rec.conn.requests++;
   });
@@ -166,77 +173,52 @@ function recordNetwork(now) {
   });
   on('undici:request:error', ({ request, error }) => {
     const rec = records.get(request);
-    if (rec) failed(rec, error);
+    if (rec) failed(rec, error, now);
   });
+}
 
-  // child processes
-  on('child_process', ({ process: child }) => {
-    // Published as the ChildProcess is made, before spawn() gives it its file and arguments: they
-    // are read at snapshot.
-    const rec = { child, pid: null, startUs: now(), endUs: null, exitCode: null };
-    children.push(rec);
-    child.once('spawn', () => { rec.pid = child.pid; });
-    child.once('exit', (code) => { rec.endUs = now(); rec.exitCode = code; });
-  });
+function wrapTlsConnect(net) {
+  const tls = process.getBuiltinModule ? process.getBuiltinModule('tls') : require('tls');
+  if (tls.connect.coldstartWrapped) return;
+  const orig = tls.connect;
+  tls.connect = function connect() {
+    const socket = orig.apply(this, arguments);
+    if (net.active && net.pendingTls > 0) {
+      net.pendingTls--;
+      const conn = track(net, socket, net.now(), 'fetch');
+      conn.tls = true;
+    }
+    return socket;
+  };
+  tls.connect.coldstartWrapped = true;
+}
 
-  // Requests the app served: what profile --after shows (COLDSTART_AFTER), loaded for it alone.
-  const served = process.env.COLDSTART_AFTER === '1' ? require('./served-record.cjs').recordServed(on, now, PROBE_HEADER) : [];
-
-  function stop() {
-    if (!active) return;
-    active = false;
-    timers.stop();
-    for (const [name, handler] of subs) dc.unsubscribe(name, handler);
-  }
-
-  function snapshot(toMs) {
-    const at = (us) => (us == null ? null : toMs(us));
-    const ids = new Map(connections.map((c, i) => [c, i]));
-    return {
-      connections: connections.map((c, i) => {
-        const s = c.socket;
-        return {
-          id: i,
-          client: c.client,
-          host: c.host || s._host || s.remoteAddress || null,
-          port: c.port || s.remotePort || null,
-          address: c.address || s.remoteAddress || null,
-          tls: c.tls,
-          startMs: at(c.startUs),
-          dnsEndMs: at(c.lookupUs),
-          connectEndMs: at(c.connectUs),
-          tlsEndMs: at(c.secureUs),
-          endMs: at(c.endUs),
-          // Asked in the middle of a write (an inspector call), Node's bytesWritten getter throws.
-          bytesRead: counter(() => s.bytesRead),
-          bytesWritten: counter(() => s.bytesWritten),
-          requests: c.requests,
-          error: c.error,
-        };
-      }),
-      requests: requests.map((r) => ({
-        client: r.client,
-        method: r.method,
-        protocol: r.protocol,
-        host: r.host,
-        path: r.path,
-        status: r.status,
-        startMs: at(r.startUs),
-        firstByteMs: at(r.firstByteUs),
-        endMs: at(r.endUs),
-        connection: r.conn ? ids.get(r.conn) : null,
-        reused: r.reused,
-        error: r.error,
-      })),
-      timers: timers.snapshot(at),
-      served: served.map((r) => ({ method: r.method, path: r.path, status: r.status, startMs: at(r.startUs), endMs: at(r.endUs) })),
-      children: children.map((c) => ({
-        command: [c.child.spawnfile, ...(c.child.spawnargs || []).slice(1)].filter((x) => x != null), pid: c.pid, startMs: at(c.startUs), endMs: at(c.endUs), exitCode: c.exitCode,
-      })),
-    };
-  }
-
-  return { snapshot, stop };
+/** What startup waited on, times in ms on the agent's clock (toMs). */
+function networkSnapshot({ connections, requests, children }, timers, served, toMs) {
+  const at = (us) => (us == null ? null : toMs(us));
+  const ids = new Map(connections.map((c, i) => [c, i]));
+  return {
+    connections: connections.map((c, i) => {
+      const s = c.socket;
+      return {
+        id: i, client: c.client, host: c.host || s._host || s.remoteAddress || null, port: c.port || s.remotePort || null,
+        address: c.address || s.remoteAddress || null, tls: c.tls,
+        startMs: at(c.startUs), dnsEndMs: at(c.lookupUs), connectEndMs: at(c.connectUs), tlsEndMs: at(c.secureUs), endMs: at(c.endUs),
+        // Asked in the middle of a write (an inspector call), Node's bytesWritten getter throws.
+        bytesRead: counter(() => s.bytesRead), bytesWritten: counter(() => s.bytesWritten), requests: c.requests, error: c.error,
+      };
+    }),
+    requests: requests.map((r) => ({
+      client: r.client, method: r.method, protocol: r.protocol, host: r.host, path: r.path, status: r.status,
+      startMs: at(r.startUs), firstByteMs: at(r.firstByteUs), endMs: at(r.endUs),
+      connection: r.conn ? ids.get(r.conn) : null, reused: r.reused, error: r.error,
+    })),
+    timers: timers.snapshot(at),
+    served: served.map((r) => ({ method: r.method, path: r.path, status: r.status, startMs: at(r.startUs), endMs: at(r.endUs) })),
+    children: children.map((c) => ({
+      command: [c.child.spawnfile, ...(c.child.spawnargs || []).slice(1)].filter((x) => x != null), pid: c.pid, startMs: at(c.startUs), endMs: at(c.endUs), exitCode: c.exitCode,
+    })),
+  };
 }
 
 const counter = (read) => { try { return read() || 0; } catch { return 0; } };
