@@ -21,30 +21,43 @@ function moduleRecords(payload, sampled = {}) {
   const byFile = new Map();
   const esmParent = new Map();
   for (const e of payload.esm || []) if (e.parent) esmParent.set(e.file, e.parent);
-
   for (const m of payload.modules || []) {
     if (byFile.has(m.file)) continue; // a module is loaded once; a second record is a re-entry
-    byFile.set(m.file, {
-      file: m.file,
-      kind: m.kind,
-      package: packageOf(m.file),
-      parent: m.parent || esmParent.get(m.file) || null,
-      resolveMs: round(m.resolveMs),
-      loadMs: round(m.inclusiveMs - m.resolveMs),
-      selfMs: 0,
-      // The CPU its own load used (its resolution included, modules it loaded excluded): selfMs
-      // minus the time it was not running. Absent from agents that do not measure it.
-      ...(Number.isFinite(m.cpuMs) ? { cpuSelfMs: round(Math.max(0, m.cpuMs - (m.childCpuMs || 0))), cpuInclusiveMs: round(Math.max(0, m.cpuMs)) } : {}),
-      inclusiveMs: round(m.inclusiveMs),
-      startMs: round(m.startMs),
-      windows: [[m.startMs, m.startMs + m.inclusiveMs]],
-    });
+    byFile.set(m.file, commonJsRecord(m, esmParent));
   }
+  const esm = esmRecords(payload.esm || [], byFile);
+  const unmarked = unmarkedEsmRecords(payload.esmReads || [], byFile);
+  esm.push(...unmarked);
+  if (unmarked.length && sampled.profile && sampled.clock) addSampledEvaluation(unmarked, sampled.profile, sampled.clock);
+  const records = [...byFile.values()];
+  addSelfTimes(records, esm);
+  addEsmInclusive(records, esm, byFile);
+  return records.sort((a, b) => a.startMs - b.startMs || a.file.localeCompare(b.file));
+}
 
-  // ES modules: fetched (resolve + load: on the app's thread with in-thread hooks, else on the
-  // hooks thread beside it), then evaluated. Inclusive adds what they imported first.
+function commonJsRecord(m, esmParent) {
+  return {
+    file: m.file,
+    kind: m.kind,
+    package: packageOf(m.file),
+    parent: m.parent || esmParent.get(m.file) || null,
+    resolveMs: round(m.resolveMs),
+    loadMs: round(m.inclusiveMs - m.resolveMs),
+    selfMs: 0,
+    // The CPU its own load used (its resolution included, modules it loaded excluded): selfMs
+    // minus the time it was not running. Absent from agents that do not measure it.
+    ...(Number.isFinite(m.cpuMs) ? { cpuSelfMs: round(Math.max(0, m.cpuMs - (m.childCpuMs || 0))), cpuInclusiveMs: round(Math.max(0, m.cpuMs)) } : {}),
+    inclusiveMs: round(m.inclusiveMs),
+    startMs: round(m.startMs),
+    windows: [[m.startMs, m.startMs + m.inclusiveMs]],
+  };
+}
+
+// ES modules: fetched (resolve + load: on the app's thread with in-thread hooks, else on the
+// hooks thread beside it), then evaluated. Inclusive adds what they imported first.
+function esmRecords(hooked, byFile) {
   const esm = [];
-  for (const e of payload.esm || []) {
+  for (const e of hooked) {
     const evaluated = e.evalStartMs != null && e.evalMs > 0 ? [[e.evalStartMs, e.evalStartMs + e.evalMs]] : [];
     const required = byFile.get(e.file);
     if (required) {
@@ -80,11 +93,14 @@ function moduleRecords(payload, sampled = {}) {
     byFile.set(e.file, rec);
     esm.push(rec);
   }
+  return esm;
+}
 
-  // ES modules Node's loader read on the app's thread with no hook timing them: their read is
-  // their load; their evaluation comes from the CPU profile.
+// ES modules Node's loader read on the app's thread with no hook timing them: their read is
+// their load; their evaluation comes from the CPU profile.
+function unmarkedEsmRecords(reads, byFile) {
   const unmarked = [];
-  for (const r of payload.esmReads || []) {
+  for (const r of reads) {
     if (byFile.has(r.file)) continue;
     const rec = {
       file: r.file,
@@ -101,7 +117,6 @@ function moduleRecords(payload, sampled = {}) {
       windows: [[r.startMs, r.startMs + r.loadMs]],
     };
     byFile.set(r.file, rec);
-    esm.push(rec);
     unmarked.push(rec);
   }
   // The module that required such a graph is an ES module itself (require(esm)): the graph's
@@ -110,9 +125,11 @@ function moduleRecords(payload, sampled = {}) {
     const top = rec.parent && byFile.get(rec.parent);
     if (top && top.kind === 'cjs') top.kind = 'esm';
   }
-  if (unmarked.length && sampled.profile && sampled.clock) addSampledEvaluation(unmarked, sampled.profile, sampled.clock);
+  return unmarked;
+}
 
-  const records = [...byFile.values()];
+/** Each module's self time: the part of startup its own windows own (analyze/own-segments.js). */
+function addSelfTimes(records, esm) {
   const own = ownTotals(ownSegments(records.flatMap((m) => m.windows.map(([from, to]) => ({ from: Math.max(0, from), to, file: m.file })))));
   for (const m of records) m.selfMs = round(own.get(m.file) || 0);
   // An ES module's evaluation, and its fetch on the app's thread, are timed on both clocks: what
@@ -123,7 +140,10 @@ function moduleRecords(payload, sampled = {}) {
     if (m.evalCpuMs == null && m.fetchCpuMs == null) continue;
     m.cpuSelfMs = round(Math.max(0, m.selfMs - offCpu(m.evalMs, m.evalCpuMs) - offCpu(m.fetchWallMs, m.fetchCpuMs)));
   }
+}
 
+/** An ES module's inclusive time: its self time and that of the modules it imported (each counted once). */
+function addEsmInclusive(records, esm, byFile) {
   const children = new Map();
   for (const rec of records) {
     if (!rec.parent || !byFile.has(rec.parent) || byFile.get(rec.parent).kind !== 'esm') continue;
@@ -142,8 +162,6 @@ function moduleRecords(payload, sampled = {}) {
     return rec.inclusiveMs;
   };
   for (const rec of esm) inclusive(rec);
-
-  return records.sort((a, b) => a.startMs - b.startMs || a.file.localeCompare(b.file));
 }
 
 /**
