@@ -80,39 +80,7 @@ async function capture(options) {
   const lambdaCapture = options.lambda ? require('./lambda-capture.js') : null;
   const lambda = lambdaCapture ? await lambdaCapture.serveLambdaRuntime(options.lambda, { cwd, env: options.env || process.env, settle: end.settle }) : null;
 
-  // --cpus/--memory: the run's own cgroup (refused in one line where none can be made).
-  let limit = null;
-  try {
-    limit = options.limits ? require('./resource-limit.js').openLimit(options.limits) : null;
-  } catch (err) {
-    fs.rmSync(channel, { recursive: true, force: true });
-    if (lambda) lambda.api.close();
-    throw err;
-  }
-  const spawnedAt = process.hrtime.bigint();
-  const launched = () => launch({
-    limit,
-    command,
-    cwd,
-    env: lambda ? lambda.env : options.env || process.env,
-    channel,
-    until: readyMomentEnv(until),
-    esm: options.esm,
-    timingOnly: options.timingOnly,
-    settleMs: options.settleMs,
-    afterMs: options.after ? options.after.ms : 0,
-    stdout: options.stdout,
-    stderr: options.stderr,
-  });
-  let proc;
-  try {
-    proc = launched();
-  } catch (err) { // refused before anything ran: nothing of the capture is left
-    fs.rmSync(channel, { recursive: true, force: true });
-    if (lambda) lambda.api.close();
-    if (limit) limit.close();
-    throw err;
-  }
+  const { limit, proc, spawnedAt } = launchApp({ options, command, cwd, channel, until, lambda });
   run.commandFiles = proc.commandFiles;
   // The agent of every Node process in the tree announces itself in the channel.
   const tree = followProcessTree({
@@ -122,6 +90,70 @@ async function capture(options) {
     onAttached: () => { if (until.mode === 'duration') startDuration(); },
   });
 
+  settleOnExit(proc, end, tree);
+  timers.push(setTimeout(() => end.settle({ type: 'timeout' }), timeoutMs));
+  if (until.mode === 'duration' && options.timingOnly) startDuration();
+  const aborts = watchAborts(options, end, tree, proc);
+
+  let result;
+  try {
+    result = await outcomeResult(await end.outcome, { run, tree, proc, limit, options, profile, coverage, timeoutMs, lambdaCapture, forced: aborts.forced });
+  } finally {
+    for (const t of timers) clearTimeout(t);
+    tree.stopWatching();
+    aborts.remove();
+    await tree.releaseAll();
+    if (!options.keepRunning || !result) await proc.kill(tree.allPids());
+    if (lambda) lambda.api.close();
+    if (limit) limit.close();
+    fs.rmSync(channel, { recursive: true, force: true });
+  }
+  if (result && limit) result.limits = { cpus: limit.cpus, memoryBytes: limit.memoryBytes, how: limit.how };
+  return result;
+}
+
+/**
+ * --cpus/--memory: the run's own cgroup (refused in one line where none can be made), then the
+ * app launched in it. Either refused: nothing of the capture is left (channel, Lambda API, cgroup).
+ */
+function launchApp({ options, command, cwd, channel, until, lambda }) {
+  const cleanUp = (limit) => {
+    fs.rmSync(channel, { recursive: true, force: true });
+    if (lambda) lambda.api.close();
+    if (limit) limit.close();
+  };
+  let limit = null;
+  try {
+    limit = options.limits ? require('./resource-limit.js').openLimit(options.limits) : null;
+  } catch (err) {
+    cleanUp(null);
+    throw err;
+  }
+  const spawnedAt = process.hrtime.bigint();
+  try {
+    const proc = launch({
+      limit,
+      command,
+      cwd,
+      env: lambda ? lambda.env : options.env || process.env,
+      channel,
+      until: readyMomentEnv(until),
+      esm: options.esm,
+      timingOnly: options.timingOnly,
+      settleMs: options.settleMs,
+      afterMs: options.after ? options.after.ms : 0,
+      stdout: options.stdout,
+      stderr: options.stderr,
+    });
+    return { limit, proc, spawnedAt };
+  } catch (err) { // refused before anything ran: nothing of the capture is left
+    cleanUp(limit);
+    throw err;
+  }
+}
+
+/** The app's process ended: the outcome, unless it was ready (its exit handler may have written the ready file). */
+function settleOnExit(proc, end, tree) {
   proc.done.then((exit) => {
     // A ready file written in the app's exit handler may not have been seen yet.
     if (!end.settled) {
@@ -129,8 +161,13 @@ async function capture(options) {
     }
     end.settle({ type: 'exit', exit });
   });
-  timers.push(setTimeout(() => end.settle({ type: 'timeout' }), timeoutMs));
-  if (until.mode === 'duration' && options.timingOnly) startDuration();
+}
+
+/**
+ * options.signal aborted: stop now, with a partial result; options.force aborted: kill the app now,
+ * with none (forced() says so).
+ */
+function watchAborts(options, end, tree, proc) {
   const onAbort = () => end.settle({ type: 'interrupted' });
   if (options.signal) {
     if (options.signal.aborted) onAbort();
@@ -144,51 +181,42 @@ async function capture(options) {
     end.settle({ type: 'interrupted' });
   };
   if (options.force) options.force.addEventListener('abort', onForce, { once: true });
+  return {
+    forced: () => forced,
+    remove() {
+      if (options.signal) options.signal.removeEventListener('abort', onAbort);
+      if (options.force) options.force.removeEventListener('abort', onForce);
+    },
+  };
+}
 
-  let result;
-  try {
-    result = await finishCapture(await end.outcome);
-  } finally {
-    for (const t of timers) clearTimeout(t);
-    tree.stopWatching();
-    if (options.signal) options.signal.removeEventListener('abort', onAbort);
-    if (options.force) options.force.removeEventListener('abort', onForce);
-    await tree.releaseAll();
-    if (!options.keepRunning || !result) await proc.kill(tree.allPids());
-    if (lambda) lambda.api.close();
-    if (limit) limit.close();
-    fs.rmSync(channel, { recursive: true, force: true });
+/** What the capture hands back for its first outcome (ready, stopped, Lambda), or the failure it throws. */
+async function outcomeResult(what, { run, tree, proc, limit, options, profile, coverage, timeoutMs, lambdaCapture, forced }) {
+  if (forced()) throw new CommandError('interrupted', { exitCode: 130 });
+  if (what.type === 'ready-file') {
+    const timed = timedResult(what.payload, run, what.outsideMs);
+    // The app runs on (timing-only runs are not held): asked now, before the tree is ended.
+    if (options.whileRunning) timed.whileRunning = await options.whileRunning(timed);
+    return timed;
   }
-  if (result && limit) result.limits = { cpus: limit.cpus, memoryBytes: limit.memoryBytes, how: limit.how };
-  return result;
-
-  async function finishCapture(what) {
-    if (forced) throw new CommandError('interrupted', { exitCode: 130 });
-    if (what.type === 'ready-file') {
-      const timed = timedResult(what.payload, run, what.outsideMs);
-      // The app runs on (timing-only runs are not held): asked now, before the tree is ended.
-      if (options.whileRunning) timed.whileRunning = await options.whileRunning(timed);
-      return timed;
-    }
-    if (what.type === 'ready') return readyResult(what.session, what.payload, { run, tree, options, profile, coverage, stderrTail: proc.stderrTail });
-    if (what.type === 'duration' || what.type === 'interrupted') return stoppedResult(what.type === 'interrupted', { run, tree, profile });
-    if (what.type === 'lambda') return lambdaCapture.lambdaResult(what, { run, tree, profile, timingOnly: options.timingOnly });
-    if (what.type === 'exit' && limit && limit.killedForMemory()) {
-      const { formatLimit } = require('../byte-size.js');
-      throw new CommandError(`the app was killed for memory before its ready moment: it went over --memory ${formatLimit(limit.memoryBytes)}, as a platform with that limit would kill it`, { code: 'OUT_OF_MEMORY' });
-    }
-    const failure = captureFailure(what, { run, timeoutMs, timingOnly: options.timingOnly, heardFrom: tree.heardFrom(), listened: tree.listened(), stderrTail: proc.stderrTail });
-    // A start that hung: what it was doing, taken before it is ended.
-    if (what.type === 'timeout' && failure.code === 'TIMEOUT' && !run.lambda && run.until.mode !== 'duration') {
-      const { hungStart, hungLine } = require('./hung-start.js');
-      const hung = await hungStart({ session: tree.firstSession(), pid: proc.nodePids()[0], inspectorUrl: proc.inspectorUrl });
-      if (hung) {
-        failure.message = `${failure.message}: ${hungLine(hung, (file) => path.relative(cwd, file) || file)}`;
-        failure.details = { ...failure.details, hung };
-      }
-    }
-    throw failure;
+  if (what.type === 'ready') return readyResult(what.session, what.payload, { run, tree, options, profile, coverage, stderrTail: proc.stderrTail });
+  if (what.type === 'duration' || what.type === 'interrupted') return stoppedResult(what.type === 'interrupted', { run, tree, profile });
+  if (what.type === 'lambda') return lambdaCapture.lambdaResult(what, { run, tree, profile, timingOnly: options.timingOnly });
+  if (what.type === 'exit' && limit && limit.killedForMemory()) {
+    const { formatLimit } = require('../byte-size.js');
+    throw new CommandError(`the app was killed for memory before its ready moment: it went over --memory ${formatLimit(limit.memoryBytes)}, as a platform with that limit would kill it`, { code: 'OUT_OF_MEMORY' });
   }
+  const failure = captureFailure(what, { run, timeoutMs, timingOnly: options.timingOnly, heardFrom: tree.heardFrom(), listened: tree.listened(), stderrTail: proc.stderrTail });
+  // A start that hung: what it was doing, taken before it is ended.
+  if (what.type === 'timeout' && failure.code === 'TIMEOUT' && !run.lambda && run.until.mode !== 'duration') {
+    const { hungStart, hungLine } = require('./hung-start.js');
+    const hung = await hungStart({ session: tree.firstSession(), pid: proc.nodePids()[0], inspectorUrl: proc.inspectorUrl });
+    if (hung) {
+      failure.message = `${failure.message}: ${hungLine(hung, (file) => path.relative(run.cwd, file) || file)}`;
+      failure.details = { ...failure.details, hung };
+    }
+  }
+  throw failure;
 }
 
 /**
