@@ -235,6 +235,7 @@ function serveJs({ relOf }, { files, index, codeCache, recorder, stats, usable, 
   };
 }
 
+/** JSON modules from memory, parsed as Node's loader parses them. */
 function serveJson({ relOf }, servable, fromDisk) {
   const origJson = Module._extensions['.json'];
   Module._extensions['.json'] = function memoryJson(module, filename) {
