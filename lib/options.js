@@ -3,6 +3,9 @@
 // capture flags (--until, --timeout, --root, --esm) of the commands that run the app are declared here.
 const { UsageError } = require('./errors.js');
 const { parseSize } = require('./byte-size.js');
+const fs = require('fs');
+const path = require('path');
+const { splitShellWords } = require('./shell-words.js');
 
 const UNITS = { ms: 1, s: 1000, m: 60000 };
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -217,4 +220,170 @@ function captureFlags(argv, ctx) {
   };
 }
 
-module.exports = { afterWindowFromArgv, parseDuration, parseSize, parseLimits, parseUntil, parseBenchUntil, parseInterval, parseCount, listItems, parseEsm, captureOptions, lambdaOptions, captureOptionsFromArgv, parseRequestLine };
+// coldstart check
+
+/**
+ * --runs N | N..M | N..N -> { runs, maxRuns }: N runs first; while they cannot decide, more up to M
+ * (3 times N when only N is given). The old --max-runs M (lib/deprecated-flags.js) is read as N..M.
+ */
+function parseRuns(argv) {
+  const value = String(argv.runs);
+  const m = /^\s*(\d+)\s*(?:\.\.\s*(\d+)\s*)?$/.exec(value);
+  if (!m) throw new UsageError(`invalid --runs "${value}": give a number of runs N, or N..M to start with N and go on up to M while the runs cannot decide`);
+  const runs = Number(m[1]);
+  if (runs < 1) throw new UsageError(`invalid --runs "${value}": at least 1 run`);
+  if (m[2] !== undefined) {
+    if (argv.maxRuns != null) throw new UsageError('--max-runs is the old spelling of --runs N..M: give --runs N..M only');
+    if (Number(m[2]) < runs) throw new UsageError(`invalid --runs "${value}": N..M goes on from N runs up to M, so M must be at least N`);
+    return { runs, maxRuns: Number(m[2]) };
+  }
+  // By default a check that cannot decide goes on up to three times the runs asked for.
+  return { runs, maxRuns: argv.maxRuns != null ? parseCount(argv.maxRuns, '--max-runs', runs) : 3 * runs };
+}
+
+// --budget's keys: what each limits, and how its value reads.
+const BUDGET_KEYS = {
+  ready: { limit: 'budgetMs', old: null, parse: (v, flag) => parseDuration(v, flag) },
+  modules: { limit: 'maxModules', old: 'maxModules', parse: (v, flag) => parseCount(v, flag, 1) },
+  advice: { limit: 'maxAdviceMs', old: 'maxAdviceMs', parse: (v, flag) => parseDuration(v, flag) },
+  rss: { limit: 'maxRssBytes', old: null, parse: (v, flag) => parseSize(v, flag) },
+  heap: { limit: 'maxHeapBytes', old: null, parse: (v, flag) => parseSize(v, flag) },
+};
+
+/**
+ * --budget 800ms,modules=1500,advice=50ms (repeatable) -> { budgetMs, maxModules, maxAdviceMs }, null
+ * for a limit not given. The old --max-modules and --max-advice-ms (lib/deprecated-flags.js) still set theirs.
+ */
+function parseBudget(argv) {
+  const limits = { budgetMs: null, maxModules: null, maxAdviceMs: null, maxRssBytes: null, maxHeapBytes: null };
+  const given = {};
+  for (const item of listItems(argv.budget)) {
+    const m = /^(?:([^=]*)=)?(.*)$/s.exec(item);
+    const key = m[1] === undefined ? 'ready' : m[1].trim();
+    const spec = Object.hasOwn(BUDGET_KEYS, key) ? BUDGET_KEYS[key] : null;
+    if (!spec) throw new UsageError(`invalid --budget "${item}": unknown limit "${key}"; use a time to ready (800ms or ready=800ms), modules=1500, advice=50ms, rss=256MiB or heap=128MiB`);
+    if (given[key]) throw new UsageError(`--budget gives ${key} twice ("${given[key]}", "${item}"): give each limit once`);
+    given[key] = item;
+    try {
+      limits[spec.limit] = spec.parse(m[2].trim(), '--budget');
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      const why = key === 'modules' ? 'a whole number of modules >= 1, e.g. modules=1500'
+        : key === 'rss' || key === 'heap' ? `a size with its unit, e.g. ${key}=256MiB (Mi = 2^20 bytes, MB = 10^6)`
+          : `a duration such as ${key === 'ready' ? '800ms or 1.5s' : '50ms'}`;
+      throw new UsageError(`invalid --budget "${item}": ${key} takes ${why}`);
+    }
+  }
+  for (const [key, { limit, old, parse }] of Object.entries(BUDGET_KEYS)) {
+    if (!old || argv[old] == null) continue;
+    const flag = `--${old.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    if (given[key]) throw new UsageError(`${flag} and --budget ${key}= both give the ${key} limit: give --budget ${key}=… only`);
+    limits[limit] = parse(argv[old], flag);
+  }
+  return limits;
+}
+
+/** How the verdict is printed: text, or json (--json); the old --format (lib/deprecated-flags.js) can still ask for markdown. */
+function checkOutputFormat(argv) {
+  if (argv.format == null) return argv.json ? 'json' : 'text';
+  if (!['text', 'markdown', 'json'].includes(argv.format)) throw new UsageError(`invalid --format "${argv.format}": text, markdown or json`);
+  if (argv.json && argv.format === 'markdown') throw new UsageError('give --json or --format markdown, not both');
+  return argv.json ? 'json' : argv.format;
+}
+
+// coldstart bench
+
+const DEFAULT_RUNTIMES = 'runc,runsc';
+
+/** The words of one --compare command line. */
+function parseCompareCommand(line) {
+  let words;
+  try {
+    words = splitShellWords(line);
+  } catch (err) {
+    if (err.unclosed) throw new UsageError(`unterminated ${err.unclosed} quote in --compare "${line}"`);
+    throw new UsageError(`invalid --compare "${line}": ${err.message}`);
+  }
+  if (!words.length) throw new UsageError('empty --compare command');
+  return words;
+}
+
+/** --containers a,b: names, checked against the engine's runtimes when the containers are about to run. */
+function parseRuntimes(value) {
+  const names = String(value).split(',').map((s) => s.trim());
+  if (names.some((n) => !n)) throw new UsageError(`invalid --containers "${value}": give runtimes of the Docker engine, e.g. runc,runsc`);
+  return [...new Set(names)];
+}
+
+/** --containers, or the old --docker [--runtime a,b] it replaced (lib/deprecated-flags.js); undefined: on this machine. */
+function containersFromArgv(argv) {
+  if (argv.runtime !== undefined && !argv.docker && argv.containers === undefined) throw new UsageError('--runtime goes with --docker');
+  return argv.docker ? argv.runtime ?? DEFAULT_RUNTIMES : argv.containers;
+}
+
+/** A container's ready moment: --until line:/REGEX/, the old --ready-line, or a line saying it listens. */
+function readyLineFromArgv(argv, until) {
+  if (argv.readyLine === undefined) return until.mode === 'line' ? until.pattern : /listening/i;
+  if (until.mode === 'line') throw new UsageError('--ready-line is the old spelling of --until line:/REGEX/: give --until only');
+  try {
+    return require('./bounded-regex.js').boundedRegex(new RegExp(argv.readyLine, 'i'));
+  } catch (err) {
+    throw new UsageError(`invalid --ready-line "${argv.readyLine}": ${err.message}`);
+  }
+}
+
+// -o FILE: what its extension writes.
+const SAVED = { '.html': 'html', '.csv': 'csv', '.json': 'json' };
+
+/** -o FILE: the file and its format, from its extension. */
+function savedFromArgv(argv, cwd) {
+  if (argv.out === undefined) return null;
+  const format = SAVED[path.extname(String(argv.out)).toLowerCase()];
+  if (!format) throw new UsageError(`-o ${argv.out}: name a .html file (a chart), .csv (the samples) or .json (the whole result)`);
+  return { file: outputFile(argv.out, '-o', cwd), format };
+}
+
+/** Fails before any run when an output file could not be written at the end. */
+function outputFile(value, flag, cwd) {
+  if (value === undefined) return null;
+  if (typeof value !== 'string' || !value) throw new UsageError(`${flag} needs a file name`);
+  const file = path.resolve(cwd, value);
+  const dir = path.dirname(file);
+  try {
+    if (!fs.statSync(dir).isDirectory()) throw new Error('not a directory');
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (err) {
+    throw new UsageError(`cannot write ${flag} ${value}: ${dir} ${err.code === 'ENOENT' ? 'does not exist' : 'is not writable'}`);
+  }
+  if (fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new UsageError(`${flag} ${value} is a directory`);
+  return file;
+}
+
+// coldstart pack
+
+/**
+ * --code-cache: 'run' alone (recorded from a second start of the app), 'compile' for --code-cache
+ * compile, null without it. The old --no-code-cache-run (lib/deprecated-flags.js) still means compile.
+ */
+function codeCacheMode(argv) {
+  const value = argv.codeCache;
+  if (value == null || value === false) return null;
+  if (value !== '' && value !== 'compile') {
+    throw new UsageError(`invalid --code-cache "${value}": give --code-cache alone (recorded from a second start of the app) or --code-cache compile (compiled without running the app); the app command goes after --`);
+  }
+  return value === 'compile' || argv.codeCacheRun === false ? 'compile' : 'run';
+}
+
+/** --after as milliseconds; 0 without it. */
+function settleMs(argv) {
+  if (argv.after == null) return 0;
+  if (argv.until === 'exit') throw new UsageError('--after keeps the app running after its ready moment: not with --until exit');
+  return parseDuration(argv.after, '--after');
+}
+
+module.exports = {
+  afterWindowFromArgv, parseDuration, parseSize, parseLimits, parseUntil, parseBenchUntil, parseInterval, parseCount, listItems, parseEsm, captureOptions, lambdaOptions, captureOptionsFromArgv, parseRequestLine,
+  parseRuns, parseBudget, checkOutputFormat,
+  DEFAULT_RUNTIMES, parseCompareCommand, parseRuntimes, containersFromArgv, readyLineFromArgv, savedFromArgv, outputFile,
+  codeCacheMode, settleMs,
+};

@@ -11,7 +11,7 @@ const { runCli, REPO } = require('./helpers/app.js');
 const { generateFixture } = require('../lib/fixtures/generate.js');
 const { renderBenchSvg, renderBenchHtml } = require('../lib/bench/chart.js');
 const { summarize } = require('../lib/stats.js');
-const { splitCommand } = require('../lib/commands/bench.js');
+const { parseCompareCommand: splitCommand } = require('../lib/options.js');
 const { runBenchPlan } = require('../lib/bench/bench-plan.js');
 const { prepareScenarioApp } = require('../lib/bench/scenarios.js');
 

@@ -1,78 +1,11 @@
 'use strict';
 // coldstart bench: many cold starts of one or more ways to start an app, timed to the ready
 // moment, with statistics, a terminal histogram, and raw samples / a chart on request.
-const fs = require('node:fs');
 const path = require('node:path');
-const { parseCount, parseBenchUntil, parseDuration, parseLimits } = require('../options.js');
+const { parseCount, parseBenchUntil, parseDuration, parseLimits, DEFAULT_RUNTIMES, parseCompareCommand, parseRuntimes, containersFromArgv, readyLineFromArgv, savedFromArgv, outputFile } = require('../options.js');
 const { UsageError } = require('../errors.js');
-const { splitShellWords } = require('../shell-words.js');
 
-const DEFAULT_RUNTIMES = 'runc,runsc';
 const DEFAULT_BASE_IMAGE = 'coldstart-node:local';
-
-/** The words of one --compare command line. */
-function splitCommand(line) {
-  let words;
-  try {
-    words = splitShellWords(line);
-  } catch (err) {
-    if (err.unclosed) throw new UsageError(`unterminated ${err.unclosed} quote in --compare "${line}"`);
-    throw new UsageError(`invalid --compare "${line}": ${err.message}`);
-  }
-  if (!words.length) throw new UsageError('empty --compare command');
-  return words;
-}
-
-/** --containers a,b: names, checked against the engine's runtimes when the containers are about to run. */
-function parseRuntimes(value) {
-  const names = String(value).split(',').map((s) => s.trim());
-  if (names.some((n) => !n)) throw new UsageError(`invalid --containers "${value}": give runtimes of the Docker engine, e.g. runc,runsc`);
-  return [...new Set(names)];
-}
-
-/** --containers, or the old --docker [--runtime a,b] it replaced (lib/deprecated-flags.js); undefined: on this machine. */
-function containersFromArgv(argv) {
-  if (argv.runtime !== undefined && !argv.docker && argv.containers === undefined) throw new UsageError('--runtime goes with --docker');
-  return argv.docker ? argv.runtime ?? DEFAULT_RUNTIMES : argv.containers;
-}
-
-/** A container's ready moment: --until line:/REGEX/, the old --ready-line, or a line saying it listens. */
-function readyLineFromArgv(argv, until) {
-  if (argv.readyLine === undefined) return until.mode === 'line' ? until.pattern : /listening/i;
-  if (until.mode === 'line') throw new UsageError('--ready-line is the old spelling of --until line:/REGEX/: give --until only');
-  try {
-    return require('../bounded-regex.js').boundedRegex(new RegExp(argv.readyLine, 'i'));
-  } catch (err) {
-    throw new UsageError(`invalid --ready-line "${argv.readyLine}": ${err.message}`);
-  }
-}
-
-// -o FILE: what its extension writes.
-const SAVED = { '.html': 'html', '.csv': 'csv', '.json': 'json' };
-
-/** -o FILE: the file and its format, from its extension. */
-function savedFromArgv(argv, cwd) {
-  if (argv.out === undefined) return null;
-  const format = SAVED[path.extname(String(argv.out)).toLowerCase()];
-  if (!format) throw new UsageError(`-o ${argv.out}: name a .html file (a chart), .csv (the samples) or .json (the whole result)`);
-  return { file: outputFile(argv.out, '-o', cwd), format };
-}
-
-/** Fails before any run when an output file could not be written at the end. */
-function outputFile(value, flag, cwd) {
-  if (value === undefined) return null;
-  if (typeof value !== 'string' || !value) throw new UsageError(`${flag} needs a file name`);
-  const file = path.resolve(cwd, value);
-  const dir = path.dirname(file);
-  try {
-    if (!fs.statSync(dir).isDirectory()) throw new Error('not a directory');
-    fs.accessSync(dir, fs.constants.W_OK);
-  } catch (err) {
-    throw new UsageError(`cannot write ${flag} ${value}: ${dir} ${err.code === 'ENOENT' ? 'does not exist' : 'is not writable'}`);
-  }
-  if (fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new UsageError(`${flag} ${value} is a directory`);
-  return file;
-}
 
 /** --node goes with one app command, run on this machine; its entries, not yet resolved. */
 function checkNodeUse(argv, commands, scenarios, inDocker, ctx) {
@@ -158,7 +91,6 @@ module.exports = {
     }
     return result.partial ? 130 : 0;
   },
-  splitCommand,
 };
 
 /**
@@ -206,7 +138,7 @@ async function benchFlags(argv, ctx) {
 function benchCommands(argv, ctx, scenarios) {
   const commands = [];
   if (argv.appCommand.length) commands.push(argv.appCommand);
-  for (const line of argv.compare || []) commands.push(splitCommand(String(line)));
+  for (const line of argv.compare || []) commands.push(parseCompareCommand(String(line)));
   if (!commands.length && !scenarios.length) {
     throw new UsageError('missing app command: put it after --, e.g. coldstart bench -n 20 -- node server.js (or use --compare)');
   }

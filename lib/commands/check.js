@@ -6,12 +6,11 @@
 const fs = require('fs');
 const path = require('path');
 const { UsageError } = require('../errors.js');
-const { parseDuration, parseSize, parseCount, listItems, captureOptions, captureOptionsFromArgv } = require('../options.js');
+const { parseDuration, captureOptions, captureOptionsFromArgv, parseRuns, parseBudget, checkOutputFormat } = require('../options.js');
 const { ensureWritableDir } = require('../output-target.js');
 const { readReport } = require('../report/read-report.js');
 const { shellWord, splitShellWords } = require('../shell-words.js');
 const { warning, showWarnings } = require('../warnings.js');
-
 
 module.exports = {
   command: 'check [app..]',
@@ -52,7 +51,7 @@ function checkFlags(argv, ctx) {
   const minEffectMs = argv.minEffect != null ? parseDuration(argv.minEffect, '--min-effect') : undefined;
   const budget = parseBudget(argv);
   const limits = { ...budget, tolerance: require('../check/verdict.js').parseTolerance(argv.tolerance), minEffectMs };
-  const format = outputFormat(argv);
+  const format = checkOutputFormat(argv);
   // The app's own output is not shown: the runs are measurements.
   const runOptions = { ...captureOptionsFromArgv(argv, ctx), stdout: undefined, stderr: undefined, profile: false };
   if (!argv.appCommand.length) throw new UsageError('missing app command: put it after --, e.g. coldstart check --budget 800ms -- node server.js');
@@ -99,75 +98,6 @@ function printCheck(result, argv, ctx, { format, baselineFile, baseline, baselin
   // Under GitHub Actions the verdict goes to the job summary too, whatever stdout has (the old
   // --format markdown prints it there already, for a `>> "$GITHUB_STEP_SUMMARY"` of its own).
   if (format !== 'markdown') appendStepSummary(ctx, argv, markdown);
-}
-
-/**
- * --runs N | N..M | N..N -> { runs, maxRuns }: N runs first; while they cannot decide, more up to M
- * (3 times N when only N is given). The old --max-runs M (lib/deprecated-flags.js) is read as N..M.
- */
-function parseRuns(argv) {
-  const value = String(argv.runs);
-  const m = /^\s*(\d+)\s*(?:\.\.\s*(\d+)\s*)?$/.exec(value);
-  if (!m) throw new UsageError(`invalid --runs "${value}": give a number of runs N, or N..M to start with N and go on up to M while the runs cannot decide`);
-  const runs = Number(m[1]);
-  if (runs < 1) throw new UsageError(`invalid --runs "${value}": at least 1 run`);
-  if (m[2] !== undefined) {
-    if (argv.maxRuns != null) throw new UsageError('--max-runs is the old spelling of --runs N..M: give --runs N..M only');
-    if (Number(m[2]) < runs) throw new UsageError(`invalid --runs "${value}": N..M goes on from N runs up to M, so M must be at least N`);
-    return { runs, maxRuns: Number(m[2]) };
-  }
-  // By default a check that cannot decide goes on up to three times the runs asked for.
-  return { runs, maxRuns: argv.maxRuns != null ? parseCount(argv.maxRuns, '--max-runs', runs) : 3 * runs };
-}
-
-// --budget's keys: what each limits, and how its value reads.
-const BUDGET_KEYS = {
-  ready: { limit: 'budgetMs', old: null, parse: (v, flag) => parseDuration(v, flag) },
-  modules: { limit: 'maxModules', old: 'maxModules', parse: (v, flag) => parseCount(v, flag, 1) },
-  advice: { limit: 'maxAdviceMs', old: 'maxAdviceMs', parse: (v, flag) => parseDuration(v, flag) },
-  rss: { limit: 'maxRssBytes', old: null, parse: (v, flag) => parseSize(v, flag) },
-  heap: { limit: 'maxHeapBytes', old: null, parse: (v, flag) => parseSize(v, flag) },
-};
-
-/**
- * --budget 800ms,modules=1500,advice=50ms (repeatable) -> { budgetMs, maxModules, maxAdviceMs }, null
- * for a limit not given. The old --max-modules and --max-advice-ms (lib/deprecated-flags.js) still set theirs.
- */
-function parseBudget(argv) {
-  const limits = { budgetMs: null, maxModules: null, maxAdviceMs: null, maxRssBytes: null, maxHeapBytes: null };
-  const given = {};
-  for (const item of listItems(argv.budget)) {
-    const m = /^(?:([^=]*)=)?(.*)$/s.exec(item);
-    const key = m[1] === undefined ? 'ready' : m[1].trim();
-    const spec = Object.hasOwn(BUDGET_KEYS, key) ? BUDGET_KEYS[key] : null;
-    if (!spec) throw new UsageError(`invalid --budget "${item}": unknown limit "${key}"; use a time to ready (800ms or ready=800ms), modules=1500, advice=50ms, rss=256MiB or heap=128MiB`);
-    if (given[key]) throw new UsageError(`--budget gives ${key} twice ("${given[key]}", "${item}"): give each limit once`);
-    given[key] = item;
-    try {
-      limits[spec.limit] = spec.parse(m[2].trim(), '--budget');
-    } catch (err) {
-      if (!(err instanceof UsageError)) throw err;
-      const why = key === 'modules' ? 'a whole number of modules >= 1, e.g. modules=1500'
-        : key === 'rss' || key === 'heap' ? `a size with its unit, e.g. ${key}=256MiB (Mi = 2^20 bytes, MB = 10^6)`
-          : `a duration such as ${key === 'ready' ? '800ms or 1.5s' : '50ms'}`;
-      throw new UsageError(`invalid --budget "${item}": ${key} takes ${why}`);
-    }
-  }
-  for (const [key, { limit, old, parse }] of Object.entries(BUDGET_KEYS)) {
-    if (!old || argv[old] == null) continue;
-    const flag = `--${old.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-    if (given[key]) throw new UsageError(`${flag} and --budget ${key}= both give the ${key} limit: give --budget ${key}=… only`);
-    limits[limit] = parse(argv[old], flag);
-  }
-  return limits;
-}
-
-/** How the verdict is printed: text, or json (--json); the old --format (lib/deprecated-flags.js) can still ask for markdown. */
-function outputFormat(argv) {
-  if (argv.format == null) return argv.json ? 'json' : 'text';
-  if (!['text', 'markdown', 'json'].includes(argv.format)) throw new UsageError(`invalid --format "${argv.format}": text, markdown or json`);
-  if (argv.json && argv.format === 'markdown') throw new UsageError('give --json or --format markdown, not both');
-  return argv.json ? 'json' : argv.format;
 }
 
 /**

@@ -2,13 +2,9 @@
 // coldstart diff A B: what changed at startup between two report.json files; or between two sets of
 // runs (the reports either side of --, or two directories of reports), told apart from noise by the
 // statistics of lib/stats.js.
-const fs = require('fs');
-const path = require('path');
 const { UsageError } = require('../errors.js');
 const { parseCount } = require('../options.js');
-const { readReport } = require('../report/read-report.js');
-
-const RUNS_USAGE = 'coldstart diff a1.json a2.json ... -- b1.json b2.json ... (or two directories of reports)';
+const { readReport, holdsRuns, runSets } = require('../report/read-report.js');
 
 module.exports = {
   command: 'diff [reports..]',
@@ -54,54 +50,3 @@ module.exports = {
   },
 };
 
-/** Whether two names are sets of runs: a directory without a report.json holds reports. */
-function holdsRuns(positional, cwd) {
-  return positional.length === 2 && positional.some((name) => {
-    const full = path.resolve(cwd, name);
-    return isDirectory(full) && !fs.existsSync(path.join(full, 'report.json'));
-  });
-}
-
-/** The two sets of report files compared: lists either side of --, or two directories. */
-function runSets(positional, afterDash, cwd) {
-  let sets;
-  if (afterDash.length || positional.length !== 2) {
-    if (!positional.length || !afterDash.length) throw new UsageError(`diff of sets of runs needs two sets of reports: ${RUNS_USAGE}`);
-    sets = [positional, afterDash];
-  } else {
-    for (const dir of positional) {
-      if (!isDirectory(path.resolve(cwd, dir))) throw new UsageError(`diff: ${dir} is not a directory; give two directories of reports, or ${RUNS_USAGE}`);
-    }
-    sets = positional.map((dir) => [dir]);
-  }
-  return sets.map((names, i) => {
-    const files = names.flatMap((name) => reportsIn(name, cwd));
-    if (files.length < 2) {
-      throw new UsageError(`diff: the runs ${i ? 'after' : 'before'} are ${files.length} report${files.length === 1 ? '' : 's'}; give at least 2 a side (4 or more for a verdict at 95%)`);
-    }
-    return files;
-  });
-}
-
-function isDirectory(full) {
-  try {
-    return fs.statSync(full).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The report files a name stands for: a file itself; a directory with a report.json that file; any
- * other directory every *.json in it and every report.json one level down, in name order.
- */
-function reportsIn(name, cwd) {
-  const full = path.resolve(cwd, name);
-  if (!isDirectory(full) || fs.existsSync(path.join(full, 'report.json'))) return [name];
-  const found = [];
-  for (const entry of fs.readdirSync(full, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-    if (entry.isFile() && entry.name.endsWith('.json')) found.push(path.join(name, entry.name));
-    else if (entry.isDirectory() && fs.existsSync(path.join(full, entry.name, 'report.json'))) found.push(path.join(name, entry.name, 'report.json'));
-  }
-  return found;
-}

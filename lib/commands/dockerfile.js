@@ -65,7 +65,8 @@ module.exports = {
     } else if (!out) {
       ctx.stdout.write(text);
     } else if (!argv.quiet) {
-      printWritten(ctx, { out, description, start, choice });
+      const asked = choice ? require('../capture/same-answers.js').describeAnswers(choice.requests) : '';
+      ctx.stdout.write(require('../report/dockerfile-summary.js').renderWritten({ shownOut: path.relative(ctx.cwd, out) || out, description, start, choice, asked, color: ctx.color }));
     }
     return 0;
   },
@@ -112,45 +113,20 @@ function writeDockerfile(out, text, argv) {
   }
 }
 
-/** The line saying what was written, and with --choose the table it chose from. */
-function printWritten(ctx, { out, description, start, choice }) {
-  const command = description.lambda ? `Lambda handler ${description.lambda.handler}` : description.appCommand.join(' ');
-  ctx.stdout.write(`wrote ${path.relative(ctx.cwd, out) || out}: ${command} (${description.packageManager.name}, `
-    + `node ${description.node.major}${description.typescript ? ', TypeScript build' : ''}${description.next ? ', Next.js standalone' : ''}`
-    + `${description.distroless ? ', distroless' : ''}${start === 'modules' ? '' : `, ${START_NAMES[start]}`})\n`);
-  if (choice) {
-    const asked = require('../capture/same-answers.js').describeAnswers(choice.requests);
-    ctx.stdout.write(require('../report/start-choice.js').renderStartChoice(choice, { color: ctx.color, asked }));
-  }
-}
-
-// How the summary line names each way to start but the default.
-const START_NAMES = {
-  snapshot: 'startup snapshot', bundle: 'ncc bundle', 'bundle-compile-cache': "ncc bundle with Node's compile cache",
-  'compile-cache': "Node's compile cache", plain: 'plain node',
-};
-
 /** --choose: the starts made and timed here (lib/dockerfile/choose-start.js); one line when none can be written. */
 async function choose(argv, ctx, description) {
   const { parseCount, parseDuration, parseRequestLine } = require('../options.js');
   const runs = parseCount(argv.runs, '--runs', 2);
   const requests = [].concat(argv.request || []).map(parseRequestLine);
   const timeoutMs = parseDuration(argv.timeout, '--timeout');
-  const { chooseStart } = require('../dockerfile/choose-start.js');
+  const { chooseStart, unwritableStarts } = require('../dockerfile/choose-start.js');
   const { withInterrupts } = require('../interrupt.js');
   const progress = require('../report/terminal-format.js').progress({ stream: ctx.stderr, quiet: argv.quiet || argv.json, env: ctx.env });
-  // Node reads NODE_COMPILE_CACHE from 22.1 on: an image of an older Node cannot start that way.
-  const noCache = `Node ${description.node.major} in the image has no compile cache`;
-  const unwritable = {
-    ...(description.node.major < 22 ? { 'compile-cache': noCache, 'bundle-compile-cache': noCache } : {}),
-    // The snapshot is made by the run image's Node, in a shell that a distroless image lacks.
-    ...(description.distroless ? { snapshot: 'a distroless image has no shell to make the snapshot in' } : {}),
-  };
   // With --runtime, the engine and the runtime are asked before anything runs.
   if (argv.runtime != null) await require('../docker.js').checkRuntimes([argv.runtime], '--runtime');
   const sandbox = argv.runtime != null ? { description, runtime: argv.runtime, baseImage: argv.baseImage || null } : null;
   const choice = await withInterrupts((traps) => chooseStart({
-    root: description.root, command: description.appCommand, env: ctx.env, runs, requests: requests.length ? requests : undefined, unwritable,
+    root: description.root, command: description.appCommand, env: ctx.env, runs, requests: requests.length ? requests : undefined, unwritable: unwritableStarts(description),
     until: { mode: 'listen' }, timeoutMs, onProgress: progress.phase, signal: traps.signal, force: traps.force, sandbox,
   })).finally(progress.done);
   if (!choice.chosen) {

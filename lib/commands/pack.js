@@ -3,7 +3,7 @@
 // deterministic tar of the startup files. Or --manifest: pack a saved list.
 const path = require('path');
 const { UsageError } = require('../errors.js');
-const { captureOptions, lambdaOptions, captureOptionsFromArgv } = require('../options.js');
+const { captureOptions, lambdaOptions, captureOptionsFromArgv, codeCacheMode, settleMs } = require('../options.js');
 
 module.exports = {
   command: 'pack [app..]',
@@ -65,19 +65,6 @@ function checkPackInput(argv, ctx, snapshot) {
   if (refused) throw new UsageError(`--snapshot-blob: no snapshot for this app: ${refused}; leave out --snapshot-blob`);
 }
 
-/**
- * --code-cache: 'run' alone (recorded from a second start of the app), 'compile' for --code-cache
- * compile, null without it. The old --no-code-cache-run (lib/deprecated-flags.js) still means compile.
- */
-function codeCacheMode(argv) {
-  const value = argv.codeCache;
-  if (value == null || value === false) return null;
-  if (value !== '' && value !== 'compile') {
-    throw new UsageError(`invalid --code-cache "${value}": give --code-cache alone (recorded from a second start of the app) or --code-cache compile (compiled without running the app); the app command goes after --`);
-  }
-  return value === 'compile' || argv.codeCacheRun === false ? 'compile' : 'run';
-}
-
 /** --snapshot-blob FILE, checked before the app runs: a file that can be written, not the archive. */
 function snapshotTarget(argv, ctx, out) {
   if (argv.snapshotBlob === '') throw new UsageError('--snapshot-blob needs a file name, e.g. --snapshot-blob /startup.blob');
@@ -86,9 +73,3 @@ function snapshotTarget(argv, ctx, out) {
   return file;
 }
 
-/** --after as milliseconds; 0 without it. */
-function settleMs(argv) {
-  if (argv.after == null) return 0;
-  if (argv.until === 'exit') throw new UsageError('--after keeps the app running after its ready moment: not with --until exit');
-  return require('../options.js').parseDuration(argv.after, '--after');
-}

@@ -7,7 +7,7 @@ const path = require('path');
 const { pathToFileURL } = require('url');
 const { UsageError } = require('../errors.js');
 const { openBrowser } = require('../report/open-browser.js');
-const { DEVTOOLS_STEPS } = require('../report/speedscope-release.js');
+const { reportLines, profileLines } = require('../report/view-lines.js');
 
 module.exports = {
   command: 'view [file]',
@@ -36,10 +36,7 @@ function showReport(target, argv, ctx) {
     return 0;
   }
   if (argv.quiet) return 0;
-  const shown = path.relative(ctx.cwd, target.html) || target.html;
-  const lines = [`coldstart view: ${shown}`, `  ${url}`];
-  lines.push(opened.opened ? '  opened in your browser' : `  ${whyNotOpened(opened)}: open the URL above in any browser (the file needs no server)`);
-  ctx.stdout.write(lines.join('\n') + '\n');
+  ctx.stdout.write(reportLines(path.relative(ctx.cwd, target.html) || target.html, url, opened).join('\n') + '\n');
   return 0;
 }
 
@@ -52,7 +49,7 @@ function showProfileFromDisk(profile, argv, ctx) {
     ctx.stdout.write(JSON.stringify({ kind: 'profile', file: profile, url, opened: opened.opened, serving: false }, null, 2) + '\n');
     return 0;
   }
-  if (!argv.quiet) ctx.stdout.write(profileLines(profile, url, opened, ctx, null).join('\n') + '\n');
+  if (!argv.quiet) ctx.stdout.write(profileLines({ shown: path.relative(ctx.cwd, profile) || profile, profile, url, opened, port: null }).join('\n') + '\n');
   return 0;
 }
 
@@ -70,7 +67,7 @@ async function serveProfile(profile, argv, ctx) {
     if (argv.json) {
       ctx.stdout.write(JSON.stringify({ kind: 'profile', file: profile, url: server.url, opened: opened.opened, serving: true, port: server.port }, null, 2) + '\n');
     } else if (!argv.quiet) {
-      ctx.stdout.write(profileLines(profile, server.url, opened, ctx, server.port).join('\n') + '\n');
+      ctx.stdout.write(profileLines({ shown: path.relative(ctx.cwd, profile) || profile, profile, url: server.url, opened, port: server.port }).join('\n') + '\n');
       ctx.stdout.write(argv.once
         ? `Serving on 127.0.0.1:${server.port} until the profile has been loaded once.\n`
         : `Serving on 127.0.0.1:${server.port}; press Ctrl-C to stop.\n`);
@@ -87,19 +84,3 @@ async function serveProfile(profile, argv, ctx) {
   return 0;
 }
 
-function profileLines(profile, url, opened, ctx, port) {
-  const shown = path.relative(ctx.cwd, profile) || profile;
-  const lines = [`coldstart view: ${shown} in speedscope`, `  ${url}`];
-  if (opened.opened) {
-    lines.push('  opened in your browser');
-  } else {
-    lines.push(`  ${whyNotOpened(opened)}: open the URL above in a browser on this machine`);
-    if (port) lines.push(`  from another machine: ssh -L ${port}:127.0.0.1:${port} <this host>, then open the URL there`);
-    lines.push(`  or load it in ${DEVTOOLS_STEPS} ${profile}`);
-  }
-  return lines;
-}
-
-function whyNotOpened(opened) {
-  return opened.reason === '--no-open' ? 'not opened (--no-open)' : `no browser to open here (${opened.reason})`;
-}

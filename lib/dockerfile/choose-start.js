@@ -199,4 +199,19 @@ async function buildCompileCache({ command, cwd, env, dir, until, timeoutMs }) {
   return `its compile cache could not be built: ${exit.timedOut ? 'not ready in time' : exit.error ? exit.error.message : `exit ${exit.code}${last ? `: ${last}` : ''}`}`;
 }
 
-module.exports = { chooseStart, decide, STARTS };
+/**
+ * The starts an image of this project cannot be written with, each with why (its row says so).
+ * @param {{ node: { major: number }, distroless?: boolean }} description detect-project.js's
+ * @returns {Record<string, string>}
+ */
+function unwritableStarts(description) {
+  // Node reads NODE_COMPILE_CACHE from 22.1 on: an image of an older Node cannot start that way.
+  const noCache = `Node ${description.node.major} in the image has no compile cache`;
+  return {
+    ...(description.node.major < 22 ? { 'compile-cache': noCache, 'bundle-compile-cache': noCache } : {}),
+    // The snapshot is made by the run image's Node, in a shell that a distroless image lacks.
+    ...(description.distroless ? { snapshot: 'a distroless image has no shell to make the snapshot in' } : {}),
+  };
+}
+
+module.exports = { chooseStart, unwritableStarts, decide, STARTS };
