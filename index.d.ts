@@ -161,7 +161,8 @@ export interface ReportMachine {
   /** Of that, the time waiting for a CPU (Linux schedstat), and its share; null where it cannot be read. */
   runQueueMs: number | null;
   runQueueShare: number | null;
-  loadAverage: [number, number, number];
+  /** null where the kernel fakes it (gVisor's reads 0 with no task at all; Windows'). */
+  loadAverage: [number, number, number] | null;
   /** Whose load average it is when not the machine the app ran on: 'the host' for profile --docker under gVisor, whose own is 0. */
   loadAverageOf?: string;
   cpus: number;
@@ -434,6 +435,11 @@ export interface CheckVerdict {
   low?: number | null;
   high?: number | null;
   runsNeeded?: number | null;
+  /**
+   * The baseline check through the control app: its median in the baseline and now, whether it
+   * moved, and how much the app follows its run-to-run moves (0..1; the app is judged less that share).
+   */
+  control?: { before: number; after: number; moved: 'slower' | 'faster' | 'noise' | 'too few runs'; tracking: number } | null;
   message: string;
 }
 
