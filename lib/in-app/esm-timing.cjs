@@ -30,7 +30,7 @@ function esmTimingHooks(send, thread = 'main') {
   // not the module's own time. On the hooks thread the process's clock is the app's work too.
   const cpu = thread === 'main' ? () => { const u = process.cpuUsage(); return u.user + u.system; } : () => 0;
   const parents = new Map(); // url -> parentURL of its first importer
-  const resolveTimes = new Map(); // url -> [start, duration] of its first resolution (µs)
+  const resolveTimes = new Map(); // url -> [start, duration, CPU] of its first resolution (µs)
   const loaded = new Map(); // url -> its record, on the app's thread
   // On the app's thread, what follows a module's load until the loader's next step is its
   // compilation (and the loader's own work on it): the module's time too.
