@@ -162,6 +162,8 @@ test('a control that does not move with the app run by run is not subtracted: it
   assert.ok(c.high - c.low < subtracted.high - subtracted.low, `[${c.low}, ${c.high}] against [${subtracted.low}, ${subtracted.high}] subtracted`);
   assert.notStrictEqual(c.verdict, 'fail');
   assert.doesNotMatch(c.message, /over the control app/);
+  // Whatever the control's share, the shift is printed right after "against the baseline:".
+  assert.match(c.message, /, against the baseline: [+−]?[\d.]+ ms \[/);
   // The same runs, the app following its control one for one: judged by its excess, as before.
   const follows = (side) => ({ ...side, samples: side.control.map((x, i) => x - 30 + (i % 3)) });
   const f = evaluateChecks({ ...follows(measured), modules: 1 }, { baseline: follows(baseline) }).checks[0];

@@ -144,7 +144,7 @@ function baselineCheck(measured, baseline, tolerance, minEffectMs, confidence, r
   const against = model.method === 'alternated' ? `${ready} against the baseline command, run alternately`
     : tracking === 1 ? `${ready} over the control app, against the baseline`
       : tracking > 0 ? `${ready} less ${Math.round(tracking * 100)}% of the control app's move (what the app followed of it run by run), against the baseline`
-        : tracking === 0 ? `${ready} against the baseline (the control app did not move with it run by run)`
+        : tracking === 0 ? `${ready} as measured (the control app did not move with it run by run), against the baseline`
           : `${ready} against the baseline`;
   const figures = cmp.low == null ? '' : `${formatSignedMs(cmp.shift)} ms ${interval(cmp.low, cmp.high)}, ${pct(cmp.confidence)} interval`;
   const tol = describeTolerance(tolerance, allowed, baseMedian);
