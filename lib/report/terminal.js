@@ -124,16 +124,15 @@ function busyLine(machine, runs) {
       'not for want of one: blocked in the kernel (disk reads of a cold cache, page faults); module times are the CPU they used';
   }
   const floor = machine.floorMs != null ? `; a bare Node reached the same moment in ${ms(machine.floorMs)} right after` : '';
+  // A kernel that shows no load average (gVisor's reads 0 whatever runs) is not quoted.
+  const load = machine.loadAverage ? `load average ${machine.loadAverage[0]}${machine.loadAverageOf ? ` of ${machine.loadAverageOf}` : ''} on ${count(machine.cpus, 'CPU')}`
+    : 'this kernel shows no load average and no run queue, as gVisor\'s does not';
+  // No run queue to read (gVisor, macOS): the profile's gaps are all there is.
   if (machine.runQueueMs == null) {
-    // No run queue to read (gVisor, macOS): the profile's gaps are all there is, and a kernel
-    // that shows no load average (gVisor's reads 0 whatever runs) is not quoted.
-    const load = machine.loadAverage ? `load average ${machine.loadAverage[0]}${machine.loadAverageOf ? ` of ${machine.loadAverageOf}` : ''} on ${count(machine.cpus, 'CPU')}`
-      : 'this kernel shows no load average and no run queue, as gVisor\'s does not';
     return `the machine was busy or its system calls slow: the app was not running ${ms(machine.offCpuMs)}, ${pct(machine.offCpuShare)} ` +
       `of the profiled time (${load}${floor}); module times leave out the time the profile saw the app not running`;
   }
-  return `the machine was busy: the app waited for a CPU ${ms(machine.runQueueMs)}, ${pct(machine.runQueueShare)} of the profiled time ` +
-    `(load average ${machine.loadAverage ? machine.loadAverage[0] : '?'}${machine.loadAverageOf ? ` of ${machine.loadAverageOf}` : ''} on ${count(machine.cpus, 'CPU')}${floor}); ` +
+  return `the machine was busy: the app waited for a CPU ${ms(machine.runQueueMs)}, ${pct(machine.runQueueShare)} of the profiled time (${load}${floor}); ` +
     'module times are the CPU they used, the rest is shown apart';
 }
 
