@@ -127,20 +127,7 @@ function installTreeOf(rel) {
 }
 
 /**
- * The index as the archive's lead entry: its JSON with a last member "sum", the CRC-32 of every
- * archive byte after the lead entry continued over the JSON before that member. One check at
- * start then covers the whole archive, the index's own offsets included.
- * @param {object} index
- * @param {number} tailCrc CRC-32 of the archive bytes after the lead entry
- * @returns {Buffer}
- */
-function sealIndex(index, tailCrc) {
-  const open = Buffer.from(JSON.stringify(index).slice(0, -1));
-  return Buffer.concat([open, Buffer.from(`${SUM_KEY}${crc32(open, tailCrc)}}`)]);
-}
-
-/**
- * Whether a lead entry sealed by sealIndex still matches the archive after it.
+ * Whether a lead entry sealed by pack (lib/pack/startup-index.js sealIndex) still matches the archive after it.
  * @param {Buffer} lead the lead entry's bytes
  * @param {number} tailCrc CRC-32 of the archive bytes after the lead entry
  */
@@ -171,6 +158,30 @@ function resolutionAllowed(resolution) {
   return !escapesRoot(resolution[2]) && !require('node:module').isBuiltin(resolution[1]);
 }
 
+// Which archive files start reads at all, in either mode: a regular file that only its owner can
+// write, and read whole only up to a size.
+
+// An archive with no index to read it by (made by another tool, an index over 8 MB, or not an
+// archive of pack's at all) is read whole: only up to this size, so that a forged or damaged file
+// cannot take a small container's memory and stop the app from starting.
+const WHOLE_READ_LIMIT = 256 << 20;
+
+// An archive others can write is not used: its checksum finds damage, not a forger, and whoever
+// can write it can change what the app runs (a resolution, a module's bytes of the same size).
+function checkArchiveStat(stat) {
+  if (!stat.isFile()) throw new Error('it is not a regular file');
+  if (stat.mode & 0o022) {
+    throw new Error(`it can be written by users other than its owner (mode ${(stat.mode & 0o777).toString(8)}), so anyone of them could change what the app runs; chmod go-w it`);
+  }
+}
+
+/** Throws when an archive of `size` bytes may not be read whole. */
+function checkWholeRead(size) {
+  if (size > WHOLE_READ_LIMIT) {
+    throw new Error(`it is ${Math.round(size / (1 << 20))} MB, over the ${WHOLE_READ_LIMIT >> 20} MB an archive is read whole up to (extract mode, or no startup index to read it by)`);
+  }
+}
+
 module.exports = {
-  INDEX_PATH, CACHE_PATH, INDEX_VERSION, RECORD_ENV, SETTLE_ENV, INSTALL_RECORDS, checkStartupIndex, installTreeOf, fileHolds, sealIndex, sealHolds, archiveName, escapesRoot, resolutionAllowed,
+  INDEX_PATH, CACHE_PATH, INDEX_VERSION, RECORD_ENV, SETTLE_ENV, INSTALL_RECORDS, checkStartupIndex, installTreeOf, fileHolds, SUM_KEY, sealHolds, archiveName, escapesRoot, resolutionAllowed, checkArchiveStat, checkWholeRead,
 };

@@ -242,7 +242,7 @@ function declaredFlags() {
     cmd.builder(recorder);
   }
   // start parses its flags by hand; its usage line lists them (a flag followed by a value word takes one).
-  const { USAGE } = require('../lib/start/launcher.js');
+  const { USAGE } = require('../lib/start/usage.js');
   for (const m of USAGE.split('\n')[0].split(' -- ')[0].matchAll(/\[?(--[a-z-]+)( [A-Za-z|]+)?\]?/g)) {
     flags.push({ command: 'start', name: m[1].slice(2), def: m[2] ? { type: 'string' } : { type: 'boolean' } });
   }

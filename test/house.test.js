@@ -162,6 +162,7 @@ test('house: a command file imports no other command file', () => {
  */
 const PACK_FROM_START = {
   'lib/start/code-cache.js': 'V8 accepts a code cache only for code compiled exactly as start compiles it: the same wrapper, the same compile call',
+  'lib/start/code-cache-recorder.js': 'a code cache is joined into one blob and index one way, whether pack compiles the modules or start\'s recording run serialises them (joinCaches)',
   'lib/start/compile-cache-keys.js': 'an ES module\'s code cache is found under the name Node\'s compile cache gives it, the name start writes it back under',
 };
 
@@ -221,28 +222,30 @@ function loadedBy(dir, args, env = {}) {
   return { files: loaded.map(([f]) => f), lines: loaded.reduce((sum, [, n]) => sum + n, 0) };
 }
 
-// Bounds on what start loads before the app runs. The plain archive's bound is start's promise
-// (at most 9 files, 1,350 lines, for an app with an npm-installed tree: the check by its record);
-// the code cache adds its compile wrapper (lib/start/code-cache.js).
-const START_BOUNDS = {
-  plain: { files: 9, lines: 1350 },
-  'code cache': { files: 10, lines: 1500 },
+// Bounds on what start loads before the app runs, in each of its modes: the plain archive's is
+// start's promise (an app with an npm-installed tree: the check by its record); the code cache adds
+// its compile wrapper (lib/start/code-cache.js); extract mode its tar reader and writer; a report
+// file the in-app report (lib/in-app/startup-report.cjs).
+const START_MODES = {
+  plain: { pack: [], start: [], files: 9, lines: 1200 },
+  'code cache': { pack: ['--code-cache'], start: [], files: 10, lines: 1360 },
+  extract: { pack: [], start: ['--mode', 'extract'], files: 9, lines: 1140 },
+  'report file': { pack: [], start: ['--report-file', '.start-report.json'], files: 13, lines: 1510 },
 };
-const START_FILES = /^lib\/(start\/[\w-]+\.js|(archive-format|node-command|format-units)\.js)$/;
+const START_FILES = /^lib\/(start\/[\w-]+\.js|in-app\/(startup-report|ready-moment)\.cjs|(archive-format|node-command|format-units|package-name|write-atomic)\.js)$/;
 
-test('house: coldstart start loads at most 9 files of lib/ (1,350 lines) for a plain archive, 10 (1,500) with a code cache; only lib/start/ and the few shared ones, nothing of capture, pack, report or yargs', async (t) => {
+test('house: coldstart start loads at most 9 files of lib/ (1,200 lines) for a plain archive, 10 (1,360) with a code cache, 9 (1,140) in extract mode, 13 (1,510) with a report file; only lib/start/ and the few shared ones, nothing of capture, pack, report or yargs', async (t) => {
   const dir = countingApp();
   try {
-    const archives = { plain: [], 'code cache': ['--code-cache'] };
-    for (const [variant, flags] of Object.entries(archives)) {
-      const tar = path.join(dir, `.${variant.replace(' ', '-')}.tar`);
-      const packed = await runCli(['pack', '-q', '--until', 'exit', ...flags, '--out', tar, '--', 'node', 'app.js'], { cwd: dir });
+    for (const [mode, bound] of Object.entries(START_MODES)) {
+      const tar = path.join(dir, `.${mode.replace(' ', '-')}.tar`);
+      const packed = await runCli(['pack', '-q', '--until', 'exit', ...bound.pack, '--out', tar, '--', 'node', 'app.js'], { cwd: dir });
       assert.strictEqual(packed.code, 0, packed.stderr);
-      const loaded = loadedBy(dir, [BIN, 'start', '--archive', tar, '--', 'node', 'app.js']);
-      t.diagnostic(`start, ${variant} archive: ${loaded.files.length} files, ${loaded.lines} lines (${loaded.files.join(' ')})`);
-      assert.deepStrictEqual(loaded.files.filter((f) => !START_FILES.test(f)), [], variant);
-      assert.ok(loaded.files.length <= START_BOUNDS[variant].files, `${variant}: ${loaded.files.join(' ')}`);
-      assert.ok(loaded.lines <= START_BOUNDS[variant].lines, `${variant}: ${loaded.lines} lines`);
+      const loaded = loadedBy(dir, [BIN, 'start', '--archive', tar, ...bound.start, '--', 'node', 'app.js']);
+      t.diagnostic(`start, ${mode}: ${loaded.files.length} files, ${loaded.lines} lines (${loaded.files.join(' ')})`);
+      assert.deepStrictEqual(loaded.files.filter((f) => !START_FILES.test(f)), [], mode);
+      assert.ok(loaded.files.length <= bound.files, `${mode}: ${loaded.files.join(' ')}`);
+      assert.ok(loaded.lines <= bound.lines, `${mode}: ${loaded.lines} lines`);
     }
     // A startup snapshot holds start's code in the blob: none of coldstart's files is read to start it.
     const packed = await runCli(['pack', '-q', '--until', 'exit', '--snapshot-blob', '.startup.blob', '--out', '.snapshot.tar', '--', 'node', 'app.js'], { cwd: dir });

@@ -11,7 +11,8 @@ const { spawnSync } = require('node:child_process');
 const { runCli, rm, BIN } = require('./helpers/app.js');
 const { writeArchive } = require('../lib/pack/archive.js');
 const { readLeadEntry } = require('../lib/start/archive-reader.js');
-const { INDEX_PATH, sealIndex } = require('../lib/archive-format.js');
+const { INDEX_PATH } = require('../lib/archive-format.js');
+const { sealIndex } = require('../lib/pack/startup-index.js');
 
 // Two modules of the same size whose code differs: serving one for the other shows.
 async function packedApp() {

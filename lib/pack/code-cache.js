@@ -4,7 +4,8 @@
 // (lib/start/code-cache.js), or V8 would reject the cache.
 const fs = require('node:fs');
 const path = require('node:path');
-const { compile, cacheable, joinCaches } = require('../start/code-cache.js');
+const { compile, cacheable } = require('../start/code-cache.js');
+const { joinCaches } = require('../start/code-cache-recorder.js');
 
 /**
  * Builds the cache for CommonJS files (root-relative). Files that do not compile

@@ -180,7 +180,8 @@ function startupIndex(result) {
  */
 function archiveEntries(index, codeCache) {
   if (!index) return {};
-  const { INDEX_PATH, CACHE_PATH, sealIndex } = require('../archive-format.js');
+  const { INDEX_PATH, CACHE_PATH } = require('../archive-format.js');
+  const { sealIndex } = require('./startup-index.js');
   const full = codeCache ? { ...index, codeCache: codeCache.index } : index;
   return {
     leadEntry: { path: INDEX_PATH, data: (layout, tailCrc) => sealIndex({ ...full, layout }, tailCrc) },

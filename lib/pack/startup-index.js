@@ -2,7 +2,8 @@
 // The startup index `start --mode memory` reads (lib/archive-format.js): how each startup
 // request resolved and what format each module has, so the launcher can load them without
 // asking the filesystem. Pure.
-const { INDEX_VERSION } = require('../archive-format.js');
+const { crc32 } = require('node:zlib');
+const { INDEX_VERSION, SUM_KEY } = require('../archive-format.js');
 
 /**
  * @param {object} result CaptureResult (root-relative resolutions, modules)
@@ -38,4 +39,17 @@ function sortedTriples(list) {
   return [...byKey.keys()].sort().map((k) => byKey.get(k));
 }
 
-module.exports = { buildStartupIndex };
+/**
+ * The index as the archive's lead entry: its JSON with a last member "sum", the CRC-32 of every
+ * archive byte after the lead entry continued over the JSON before that member. One check at
+ * start then covers the whole archive, the index's own offsets included.
+ * @param {object} index
+ * @param {number} tailCrc CRC-32 of the archive bytes after the lead entry
+ * @returns {Buffer}
+ */
+function sealIndex(index, tailCrc) {
+  const open = Buffer.from(JSON.stringify(index).slice(0, -1));
+  return Buffer.concat([open, Buffer.from(`${SUM_KEY}${crc32(open, tailCrc)}}`)]);
+}
+
+module.exports = { buildStartupIndex, sealIndex };

@@ -6,9 +6,9 @@
 // by another tool is read whole and walked instead (walk-archive.js).
 const fs = require('node:fs');
 const { crc32 } = require('node:zlib');
-const { readTarEntries, readSize, BLOCK } = require('./tar-reader.js');
+const { firstPlainFile, readSize, BLOCK } = require('./tar-header.js');
 const {
-  INDEX_PATH, INDEX_VERSION, CACHE_PATH, checkStartupIndex, sealHolds, archiveName,
+  INDEX_PATH, INDEX_VERSION, CACHE_PATH, checkStartupIndex, sealHolds, archiveName, checkArchiveStat, checkWholeRead,
 } = require('../archive-format.js');
 
 // Memory mode reads pack's archives through one buffer of this size, reused (readInChunks).
@@ -32,18 +32,15 @@ function readIndex(data) {
 }
 
 /**
- * The archive's first file entry (directories before it are skipped) and the offset of the
- * bytes after it. Null when the first non-directory entry is not a regular file.
- * @param {Buffer} buffer the whole archive
+ * The archive's lead entry as pack writes it (directories, then the index, with plain headers)
+ * and the offset of the bytes after it. Null when the archive does not start so: an archive
+ * re-made by another tool is then walked whole (walk-archive.js).
+ * @param {Buffer} buffer the archive, or as much of its start as holds the lead entry
  * @returns {{path: string, data: Buffer, end: number}|null}
  */
 function readLeadEntry(buffer) {
-  for (const entry of readTarEntries(buffer)) {
-    if (entry.type === 'dir') continue;
-    if (entry.type !== 'file') return null;
-    return { path: archiveName(entry.path), data: entry.data, end: entry.end };
-  }
-  return null;
+  const lead = firstPlainFile(buffer);
+  return lead && { ...lead, path: archiveName(lead.path) };
 }
 
 /**
@@ -71,27 +68,6 @@ function readArchive(file, onMismatch) {
     return { ...found, packedAtMs: mtimeMs };
   } finally {
     fs.closeSync(fd);
-  }
-}
-
-// An archive with no index to read it by (made by another tool, an index over 8 MB, or not an
-// archive of pack's at all) is read whole: only up to this size, so that a forged or damaged file
-// cannot take a small container's memory and stop the app from starting.
-const WHOLE_READ_LIMIT = 256 << 20;
-
-// An archive others can write is not used: its checksum finds damage, not a forger, and whoever
-// can write it can change what the app runs (a resolution, a module's bytes of the same size).
-function checkArchiveStat(stat) {
-  if (!stat.isFile()) throw new Error('it is not a regular file');
-  if (stat.mode & 0o022) {
-    throw new Error(`it can be written by users other than its owner (mode ${(stat.mode & 0o777).toString(8)}), so anyone of them could change what the app runs; chmod go-w it`);
-  }
-}
-
-/** Throws when an archive of `size` bytes may not be read whole. */
-function checkWholeRead(size) {
-  if (size > WHOLE_READ_LIMIT) {
-    throw new Error(`it is ${Math.round(size / (1 << 20))} MB, over the ${WHOLE_READ_LIMIT >> 20} MB an archive is read whole up to (extract mode, or no startup index to read it by)`);
   }
 }
 
@@ -213,4 +189,4 @@ function heldFiles(layout, held, sources, onMismatch) {
   return view;
 }
 
-module.exports = { readArchive, IndexError, readIndex, readLeadEntry, checkWholeRead, checkArchiveStat };
+module.exports = { readArchive, IndexError, readIndex, readLeadEntry };

@@ -10,7 +10,6 @@
 // (code-cache-run.js), for start to hand back to Node (esm-code-cache.js).
 // Then the process exits: the run exists only to produce the cache.
 const fs = require('node:fs');
-const { joinCaches } = require('./code-cache.js');
 const { onReadyMoment } = require('../in-app/ready-moment.cjs');
 
 /**
@@ -64,4 +63,24 @@ function recorderFromEnv() {
   return codeCacheRecorder(out, until, settleMs);
 }
 
-module.exports = { codeCacheRecorder, recorderFromEnv };
+/**
+ * One blob of per-module caches, and the index of where each lies in it, tagged with the
+ * Node and V8 that made them and V8's cachedDataVersionTag (V8 version, V8 flags, CPU
+ * features): start uses no cache whose tag is not its own, since V8 would reject every module.
+ * @param {Iterable<[string, Buffer]>} caches root-relative file -> its cached data
+ * @returns {{ blob: Buffer, index: { node: string, v8: string, tag: number, entries: Object<string, [number, number]> } }}
+ */
+function joinCaches(caches) {
+  const parts = [];
+  const entries = {};
+  let offset = 0;
+  for (const [rel, data] of caches) {
+    entries[rel] = [offset, data.length];
+    parts.push(data);
+    offset += data.length;
+  }
+  const tag = require('node:v8').cachedDataVersionTag();
+  return { blob: Buffer.concat(parts), index: { node: process.version, v8: process.versions.v8, tag, entries } };
+}
+
+module.exports = { joinCaches, codeCacheRecorder, recorderFromEnv };

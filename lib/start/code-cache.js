@@ -16,7 +16,7 @@ const path = require('node:path');
 const vm = require('node:vm');
 const Module = require('node:module');
 const { isAscii } = require('node:buffer');
-const { BLOCK } = require('./tar-reader.js');
+const { BLOCK } = require('./tar-header.js');
 
 const WRAPPER_COLUMNS = Module.wrap('').indexOf('{') + 2;
 const [WRAPPER_HEAD, WRAPPER_TAIL] = [Module.wrap('').slice(0, WRAPPER_COLUMNS), Module.wrap('').slice(WRAPPER_COLUMNS)];
@@ -70,26 +70,6 @@ function quietLoaderWarning(emitWarning) {
     if (String(warning && warning.message ? warning.message : warning).includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) return undefined;
     return emitWarning.apply(this, arguments);
   };
-}
-
-/**
- * One blob of per-module caches, and the index of where each lies in it, tagged with the
- * Node and V8 that made them and V8's cachedDataVersionTag (V8 version, V8 flags, CPU
- * features): start uses no cache whose tag is not its own, since V8 would reject every module.
- * @param {Iterable<[string, Buffer]>} caches root-relative file -> its cached data
- * @returns {{ blob: Buffer, index: { node: string, v8: string, tag: number, entries: Object<string, [number, number]> } }}
- */
-function joinCaches(caches) {
-  const parts = [];
-  const entries = {};
-  let offset = 0;
-  for (const [rel, data] of caches) {
-    entries[rel] = [offset, data.length];
-    parts.push(data);
-    offset += data.length;
-  }
-  const tag = require('node:v8').cachedDataVersionTag();
-  return { blob: Buffer.concat(parts), index: { node: process.version, v8: process.versions.v8, tag, entries } };
 }
 
 /**
@@ -174,4 +154,4 @@ function runCompiled(mod, filename, script) {
   Reflect.apply(fn, mod.exports, [mod.exports, makeRequire(mod), mod, filename, path.dirname(filename)]);
 }
 
-module.exports = { joinCaches, compile, compileWrapped, wrapInPlace, runCompiled, withoutLoaderWarning, keepLoaderWarningOff, cacheable, fitsThisV8 };
+module.exports = { compile, compileWrapped, wrapInPlace, runCompiled, withoutLoaderWarning, keepLoaderWarningOff, cacheable, fitsThisV8 };

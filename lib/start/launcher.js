@@ -6,20 +6,9 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { parseNodeCommand, isNode, entryExists } = require('../node-command.js');
+// Read on --help and on a command line start cannot use, never on a container start.
+const usage = () => require('./usage.js').USAGE;
 
-const USAGE = `usage: coldstart start --archive FILE [--mode memory|extract] [--trust-archive] [--report-file FILE] [--into DIR] [--quiet] -- node [node flags] app.js [args]
-
-Runs the app in this process with the startup files of FILE (made by coldstart pack).
---mode memory (the default): modules are resolved and read from the archive in memory; nothing
-is written. A packed file missing on disk, of another size, or modified after FILE is read from
-disk instead (--trust-archive: no check, the archive's copy is served).
---mode extract: the files are written over the working directory, or into DIR (--into implies
-extract; the app then runs from DIR, which holds only the archive's files).
---report-file FILE (or COLDSTART_REPORT=FILE|stderr): a JSON report of this cold start (phases,
-time per package, code cache use, files that came from disk), written at the ready moment.
-Node flags applied in-process: --require/-r, --import, --enable-source-maps; others are
-ignored with a warning (put them in NODE_OPTIONS).
-`;
 
 /**
  * Entry point of `coldstart start`, called by bin/coldstart.js with the words after `start`.
@@ -34,11 +23,11 @@ function main(argv) {
   } catch (err) {
     if (!(err instanceof StartUsageError)) throw err;
     writeLine(2, `coldstart: ${err.message}`);
-    writeLine(2, USAGE.split('\n')[0]);
+    writeLine(2, usage().split('\n')[0]);
     process.exitCode = 2;
     return;
   }
-  if (options.help) return writeLine(1, `${USAGE}\n${require('../deprecated-flags.js').deprecationHelp('start')}`);
+  if (options.help) return writeLine(1, `${usage()}\n${require('../deprecated-flags.js').deprecationHelp('start')}`);
   for (const message of options.warnings) warn(message);
 
   const cwd = process.cwd();
@@ -49,31 +38,12 @@ function main(argv) {
   const memory = options.mode === 'memory';
   if (memory && !entryFound(entry, options.app.entry)) return;
   const runDir = loadArchive(options, cwd, started);
-  if (runDir !== cwd) entry = moveToRunDir(entry, cwd, runDir, options);
+  if (runDir !== cwd) entry = require('./extract-mode.js').moveToRunDir(entry, cwd, runDir, options, warn);
   if (!memory && !entryFound(entry, options.app.entry)) return;
   // Node's own compile cache, which the app inherits: one look at whether it serves this app.
   if (process.env.NODE_COMPILE_CACHE) require('./node-compile-cache.js').checkCompileCache({ env: process.env, cwd, entry, warn });
   const { runApp } = require('./run-app.js');
   runApp({ ...options.app, entry });
-}
-
-// --into: the app runs from DIR when its entry landed there; an archive without the entry
-// leaves the app where it is, so it starts as it would without --into.
-function moveToRunDir(entry, cwd, runDir, options) {
-  const rel = path.relative(cwd, entry);
-  if (rel.startsWith('..') || path.isAbsolute(rel)) {
-    warn(`${entry} is outside the working directory, so it is not looked up in ${runDir}`);
-    process.chdir(runDir);
-    return entry;
-  }
-  const moved = path.join(runDir, rel);
-  if (!entryExists(moved)) {
-    warn(`${options.app.entry} is not in ${options.archive}; starting the app from the working directory, not ${runDir}`);
-    return entry;
-  }
-  process.chdir(runDir);
-  require('./require-from-origin.js').requireFromOrigin(cwd, runDir, warn);
-  return moved;
 }
 
 // Returns the directory the app should run from: --into when the archive landed there.
@@ -94,44 +64,7 @@ function loadArchive(options, cwd, started) {
     });
     return cwd;
   }
-  let buffer;
-  try {
-    const { checkArchiveStat, checkWholeRead } = require('./archive-reader.js');
-    const stat = fs.statSync(options.archive);
-    checkArchiveStat(stat);
-    checkWholeRead(stat.size); // read whole: bounded
-    buffer = fs.readFileSync(options.archive);
-  } catch (err) {
-    const reason = err.code === 'ENOENT' ? `archive not found: ${options.archive}`
-      : `cannot read archive ${options.archive}: ${err.message}`;
-    warn(reason + fallback);
-    return cwd;
-  }
-  const into = options.into ? path.resolve(cwd, options.into) : cwd;
-  let result;
-  try {
-    const { extractArchive } = require('./extract.js');
-    result = extractArchive(buffer, into);
-  } catch (err) {
-    warn(`could not extract ${options.archive} into ${into}: ${err.message}${fallback}`);
-    return cwd;
-  }
-  if (!options.quiet) {
-    const { formatBytes, formatMs } = require('../format-units.js');
-    writeLine(2, `coldstart: extracted ${result.files} files, ${formatBytes(result.bytes)} in ${formatMs(performance.now() - started)} ms`);
-  }
-  warnRefused(result.refused);
-  globalThis[Symbol.for('coldstart.start')] = { mode: 'extract', verify: options.verify, codeCacheModules: 0, index: false };
-  if (result.throughLinks.length) {
-    warn(`not written through symlinks already in ${into}: ${listed(result.throughLinks)}`);
-  }
-  if (result.damaged.length) {
-    warn(`not written: ${result.damaged.length} files whose bytes are not what pack recorded (damaged, or changed after packing); the app's own copies are used: ${listed(result.damaged)}`);
-  }
-  if (options.report) {
-    require('../in-app/startup-report.cjs').startupReport({ report: options.report, root: into, archive: options.archive, archiveReadyMs: performance.now() });
-  }
-  return into;
+  return require('./extract-mode.js').loadExtracted(options, cwd, started, { fallback, warn, warnRefused, writeLine, listed });
 }
 
 // Entries an archive had that would land outside the root: one line, whichever mode.
@@ -239,4 +172,4 @@ function writeLine(fd, line) {
   }
 }
 
-module.exports = { main, parseStartArgs, loadArchive, warn, writeLine, USAGE };
+module.exports = { main, parseStartArgs, loadArchive, warn, writeLine };

@@ -3,7 +3,8 @@
 // (file data are slices of the archive). Reads ustar, pax ('x') and GNU long names ('L', 'K'),
 // which covers what the tar package and GNU tar write.
 
-const BLOCK = 512;
+const { BLOCK, corrupt, checkHeader, readOctal, readSize, cString, isZeroBlock } = require('./tar-header.js');
+
 const TYPES = {
   0: 'file', // '\0': pre-POSIX regular file
   0x30: 'file', // '0'
@@ -67,32 +68,6 @@ function* readTarEntries(buffer) {
   }
 }
 
-function corrupt(message) {
-  // start turns it into one warning line, so it needs no exit code
-  throw Object.assign(new Error(`corrupt archive: ${message}`), { code: 'ARCHIVE_CORRUPT' });
-}
-
-function isZeroBlock(buffer, offset) {
-  for (let i = offset; i < offset + BLOCK; i++) if (buffer[i] !== 0) return false;
-  return true;
-}
-
-// The stored checksum counts its own field as spaces; some old tars summed signed bytes.
-function checkHeader(buffer, offset) {
-  const stored = readOctal(buffer, offset + 148, 8);
-  let unsigned = 8 * 0x20;
-  let signed = 8 * 0x20;
-  for (let i = offset; i < offset + BLOCK; i++) {
-    if (i === offset + 148) { i += 7; continue; }
-    const byte = buffer[i];
-    unsigned += byte;
-    signed += byte > 127 ? byte - 256 : byte;
-  }
-  if (stored !== unsigned && stored !== signed) {
-    corrupt(`bad header checksum at offset ${offset}`);
-  }
-}
-
 // ustar ('ustar\0') keeps a directory prefix at 345; GNU ('ustar  ') uses that space for other fields.
 function joinPrefix(buffer, offset, name) {
   if (buffer[offset + 257] !== 0x75 || buffer.toString('latin1', offset + 257, offset + 263) !== 'ustar\0') {
@@ -100,40 +75,6 @@ function joinPrefix(buffer, offset, name) {
   }
   const prefix = cString(buffer, offset + 345, 155);
   return prefix ? `${prefix}/${name}` : name;
-}
-
-function cString(buffer, start, length) {
-  let end = start;
-  const limit = start + length;
-  while (end < limit && buffer[end] !== 0) end++;
-  return buffer.toString('utf8', start, end);
-}
-
-function readOctal(buffer, start, length) {
-  let value = 0;
-  let seen = false;
-  for (let i = start; i < start + length; i++) {
-    const byte = buffer[i];
-    if (byte >= 0x30 && byte <= 0x37) {
-      value = value * 8 + (byte - 0x30);
-      seen = true;
-    } else if (byte === 0 || byte === 0x20) {
-      if (seen) break;
-    } else {
-      corrupt(`bad number field at offset ${start}`);
-    }
-  }
-  return value;
-}
-
-// Sizes of 8 GiB and more are stored in base-256 with the high bit of the first byte set.
-function readSize(buffer, offset) {
-  const start = offset + 124;
-  if (!(buffer[start] & 0x80)) return readOctal(buffer, start, 12);
-  let value = buffer[start] & 0x7f;
-  for (let i = start + 1; i < start + 12; i++) value = value * 256 + buffer[i];
-  if (!Number.isSafeInteger(value)) corrupt(`entry size too large at offset ${offset}`);
-  return value;
 }
 
 // Records are "<length> <key>=<value>\n", the length counting the whole record.
