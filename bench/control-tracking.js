@@ -59,13 +59,8 @@ function recordSet(root, name, command, runs) {
 
 /** The shift's interval of `after` against `before` with the control read at `tracking` (null: measured, as check does). */
 function judged(before, after, tracking) {
-  if (tracking == null) {
-    const model = againstControl(before, after);
-    return { ...compareSamples(model.before, model.after), tracking: model.control.tracking };
-  }
-  const centre = median([...before.control, ...after.control]);
-  const adjusted = (side) => side.samples.map((x, i) => x - tracking * (side.control[i] - centre));
-  return { ...compareSamples(adjusted(before), adjusted(after)), tracking };
+  const model = againstControl(before, after, { tracking });
+  return { ...compareSamples(model.before, model.after), tracking: model.control.tracking };
 }
 
 /** check's verdict for that interval at the default tolerance (10% of the baseline, at least 10 ms). */

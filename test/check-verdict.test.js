@@ -171,6 +171,17 @@ test('a control that does not move with the app run by run is not subtracted: it
   assert.match(f.message, /^time to ready over the control app, against the baseline/);
 });
 
+test('againstControl reads the control at a given share when asked: 0 is the app as measured, 1 its excess over the control', () => {
+  const { againstControl } = require('../lib/check/control.js');
+  const baseline = { samples: [100, 110, 120, 130], control: [50, 70, 40, 60] };
+  const measured = { samples: [105, 115, 125, 135], control: [55, 45, 65, 50] };
+  const asMeasured = againstControl(baseline, measured, { tracking: 0 });
+  assert.deepStrictEqual([asMeasured.before, asMeasured.after, asMeasured.control.tracking], [baseline.samples, measured.samples, 0]);
+  const excess = againstControl(baseline, measured, { tracking: 1 });
+  assert.deepStrictEqual(excess.after, [50, 70, 60, 85]);
+  assert.strictEqual(excess.control.tracking, 1);
+});
+
 test('too few runs on either side decide nothing: inconclusive, with what to do', () => {
   const one = evaluateChecks({ samples: around(300, 10, 5), modules: 1 }, { baseline: { samples: [200] } });
   assert.deepStrictEqual([one.ok, one.checks[0].verdict], [true, 'inconclusive']);

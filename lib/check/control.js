@@ -78,7 +78,8 @@ function trackingOf(sides) {
  * @param {{ samples: number[], control?: number[] }} baseline times to ready, and of the control
  *   run paired with each
  * @param {{ samples: number[], control?: number[] }} measured
- * @param {{ confidence?: number }} [options]
+ * @param {{ confidence?: number, tracking?: number }} [options] tracking: read the control at this
+ *   share instead of measuring it (bench/control-tracking.js sets 0 and 1 beside the measured one)
  * @returns {{ method: 'control'|'raw', before: number[], after: number[], rescaled: ?number[],
  *   control: ?{ before: number, after: number, moved: 'slower'|'faster'|'noise'|'too few runs', factor: number, tracking: number } }}
  *   'control' when both sides have a control run per app run: before/after are each run's time
@@ -87,11 +88,11 @@ function trackingOf(sides) {
  *   rescaled is this run's excess times the control's slowdown (baseline median over this
  *   median); 'raw' (the times to ready themselves) otherwise
  */
-function againstControl(baseline, measured, { confidence = 0.95 } = {}) {
+function againstControl(baseline, measured, { confidence = 0.95, tracking = null } = {}) {
   if (!paired(baseline) || !paired(measured)) {
     return { method: 'raw', before: baseline.samples, after: measured.samples, rescaled: null, control: null };
   }
-  const tracking = trackingOf([baseline, measured]);
+  if (tracking == null) tracking = trackingOf([baseline, measured]);
   // Tracking fully: the excess over the control (its median added back in neither side changes the shift).
   const centre = tracking === 1 ? 0 : median([...baseline.control, ...measured.control]);
   const adjusted = (side) => side.samples.map((x, i) => x - tracking * (side.control[i] - centre));
