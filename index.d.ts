@@ -360,7 +360,87 @@ export interface HeavyEntryPointAdvice extends AdviceFinding {
 
 export type ReportAdvice = LazyLoadAdvice | DuplicatePackageAdvice | SyncWorkAdvice | HeavyEntryPointAdvice | ApmInstrumentationsAdvice | ContainerAdvice;
 
-export interface PackOptions {
+/** What pack() takes besides the app's capture options (none with `manifest`). */
+export interface PackOptions extends Partial<CaptureOptions> {
+  /** The archive to write (relative to cwd). */
+  out: string;
+  /** Pack the paths listed in this file (startup-files.txt) instead of running the app. */
+  manifest?: string;
+  /** Also store V8 code cache: 'run' records it from a start under coldstart start, 'compile' compiles without running. */
+  codeCache?: 'run' | 'compile' | null;
+  /** Also write a V8 startup snapshot of the CommonJS startup modules to this file. */
+  snapshotBlob?: string;
+  /** Start the app once from the archive's files alone (default true). */
+  verify?: boolean;
+  /** Keep recording this long (ms) after the ready moment. */
+  settleMs?: number;
+}
+
+/** What pack() resolves to: the summary `coldstart pack --json` prints. */
+export interface PackSummary {
+  archive: string;
+  root: string;
+  files: number;
+  bytes: number;
+  archiveBytes: number;
+  codeCache: unknown;
+  snapshot: unknown;
+  check: { readyAt?: number; ms?: number; [key: string]: unknown } | null;
+  readyAt: number | null;
+  outsideRoot: unknown[];
+  missing: string[];
+  warnings: unknown[];
+  ms: number;
+  [key: string]: unknown;
+}
+
+/** What bundle() takes besides the app's capture options. */
+export interface BundleOptions extends CaptureOptions {
+  /** The bundle directory (relative to cwd). */
+  out: string;
+  externals?: string[];
+  /** Decide externals from what the app does at startup (default true). */
+  autoExternal?: boolean;
+  /** Start the bundle beside the app and compare (default true). */
+  verify?: boolean;
+  /** Timed starts of each for the comparison. */
+  runs?: number;
+  /** Asked of both, which must answer alike (default GET /). */
+  requests?: Array<{ method: string; path: string }>;
+}
+
+/** What bench() takes. */
+export interface BenchOptions {
+  /** The commands to time, each as words. */
+  commands: string[][];
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  /** Cold starts per series (default 20), after one warm-up round. */
+  runs?: number;
+  /** As the CLI's --until: listen (default), exit, http:/path, line:/REGEX/ (containers). */
+  until?: string;
+  timeoutMs?: number;
+  /** Run every sample in a fresh container under each of these runtimes. */
+  containers?: string[] | null;
+  /** Image with node to build on (containers). */
+  baseImage?: string;
+}
+
+/** What bench() resolves to: the result `coldstart bench --json` prints. */
+export interface BenchResult {
+  tool: unknown;
+  machine: unknown;
+  notes: string[];
+  runs: number;
+  warmup: number;
+  until: unknown;
+  partial: boolean;
+  order: unknown[];
+  series: Array<{ label: string; where: string; command: string[]; metric: string; stats: { inside: Description; [key: string]: unknown }; [key: string]: unknown }>;
+  comparisons: Array<Record<string, unknown>>;
+}
+
+export interface WriteArchiveOptions {
   /** Directory the file paths are relative to. */
   root: string;
   /** Root-relative files to store. */
@@ -371,7 +451,7 @@ export interface PackOptions {
   extraEntries?: Array<{ path: string; data: Buffer }>;
 }
 
-export interface PackResult {
+export interface WriteArchiveResult {
   /** File and symlink entries written. */
   files: number;
   bytes: number;
@@ -470,11 +550,20 @@ export interface CheckResult {
 /** coldstart check as a function: the runs judged against the limits and a baseline; nothing printed or written. */
 export function check(options: CheckOptions): Promise<CheckResult>;
 
+/** `coldstart pack` as a function: resolves to the summary `coldstart pack --json` prints. */
+export function pack(options: PackOptions): Promise<PackSummary>;
+
+/** `coldstart bundle` as a function: resolves to the summary `coldstart bundle --json` prints. */
+export function bundle(options: BundleOptions): Promise<Record<string, unknown>>;
+
+/** `coldstart bench` as a function: resolves to the result `coldstart bench --json` prints. */
+export function bench(options: BenchOptions): Promise<BenchResult>;
+
 /**
- * Writes the deterministic startup archive. A file whose real path is outside root is never
- * stored: it throws an error with code PACK_PATH_ESCAPES.
+ * Writes the deterministic startup archive for a list of files. A file whose real path is outside
+ * root is never stored: it throws an error with code PACK_PATH_ESCAPES.
  */
-export function pack(options: PackOptions): PackResult;
+export function writeArchive(options: WriteArchiveOptions): WriteArchiveResult;
 
 /** Statistics over timing samples; `stripped` leaves out the top 1%. */
 export function summarize(samples: number[]): Description & { stripped: Description };

@@ -34,13 +34,65 @@ async function profile(options) {
 }
 
 /**
+ * `coldstart pack` as a function, its engine (lib/pack/pack-app.js): the app run to its ready moment
+ * (its first answer unless `until` says otherwise), or the files a manifest lists, written to the
+ * startup archive `out`, then started once from the archive's files alone unless `verify` is false.
+ * Resolves to the summary `coldstart pack --json` prints; nothing is printed.
+ * @param {Parameters<typeof capture>[0] & { out: string, manifest?: string, codeCache?: 'run'|'compile'|null,
+ *   snapshotBlob?: string, verify?: boolean, settleMs?: number }} options
+ */
+async function pack(options) {
+  const { out, manifest, root, codeCache = null, snapshotBlob, verify = true, settleMs = 0, ...app } = options;
+  const cwd = app.cwd || process.cwd();
+  const at = (file) => file && require('node:path').resolve(cwd, file);
+  return require('./pack/pack-app.js').packApp({
+    out: at(out), manifest: at(manifest), root, cwd, codeCache, snapshot: at(snapshotBlob), check: verify,
+    capture: manifest ? null : { until: require('./options.js').parseUntil('answer'), ...app, root, cwd, settleMs },
+  });
+}
+
+/**
  * Writes the deterministic startup archive for a list of root-relative files. A file whose
  * real path is outside root (a link leading out, or under a directory that does) is never
  * stored: it throws an error with code PACK_PATH_ESCAPES.
  * @param {{ root: string, files: string[], out: string, extraEntries?: {path: string, data: Buffer}[] }} options
  */
-function pack(options) {
+function writeArchive(options) {
   return require('./pack/archive.js').writeArchive(options);
+}
+
+/**
+ * `coldstart bundle` as a function, its engine (lib/bundle/bundle-app.js): the app bundled with ncc
+ * into `out`, what require hooks, addons and file reads need kept outside, then the bundle started
+ * beside the app and compared (`verify`, `runs`, `requests`). Resolves to the summary `coldstart
+ * bundle --json` prints; nothing is printed.
+ * @param {Parameters<typeof capture>[0] & { out: string, externals?: string[], autoExternal?: boolean,
+ *   verify?: boolean, runs?: number, requests?: Array<{ method: string, path: string }> }} options
+ */
+function bundle(options) {
+  const { out, externals = [], autoExternal = true, verify = true, runs = require('./stats.js').ENOUGH_RUNS, requests = [], ...app } = options;
+  const cwd = app.cwd || process.cwd();
+  return require('./bundle/bundle-app.js').bundleApp({
+    until: require('./options.js').parseUntil('answer'), timeoutMs: 60000, env: process.env, ...app, cwd, out: require('node:path').resolve(cwd, out), externals, autoExternal, verify, runs, requests,
+  });
+}
+
+/**
+ * `coldstart bench` as a function, its engine (lib/bench/bench-plan.js): each command started
+ * `runs` times after one warm-up round, here or in fresh containers under each of `containers`
+ * (runtimes), alternated. Resolves to the result `coldstart bench --json` prints; nothing is printed.
+ * @param {{ commands: string[][], cwd?: string, env?: object, runs?: number, until?: string,
+ *   timeoutMs?: number, containers?: string[], baseImage?: string }} options until: as the CLI's
+ *   --until (listen, exit, http:/path, line:/REGEX/ in containers)
+ */
+function bench(options) {
+  const { commands, cwd = process.cwd(), env = process.env, runs = 20, until = 'listen', timeoutMs = 60000, containers = null, baseImage = 'coldstart-node:local' } = options;
+  const { parseBenchUntil, readyLineFromArgv } = require('./options.js');
+  const ready = parseBenchUntil(until);
+  return require('./bench/bench-plan.js').runBenchPlan({
+    commands, nodes: [], scenarios: [], inDocker: Boolean(containers), runtimes: containers || [], baseImage, readyLine: readyLineFromArgv({}, ready),
+    cwd, env, runs, warmup: 1, until: ready.mode === 'line' ? { mode: 'listen' } : ready, timeoutMs,
+  });
 }
 
 /**
@@ -70,4 +122,4 @@ function summarize(samples) {
   return require('./stats.js').summarize(samples);
 }
 
-module.exports = { capture, profile, check, pack, summarize };
+module.exports = { capture, profile, check, pack, bundle, bench, writeArchive, summarize };
