@@ -78,23 +78,7 @@ async function bundleApp(opts) {
     const ours = new Set([PROBE, probeLog]);
 
     // 2. Externals, from the capture and the package manifests.
-    const facts = startupPackages(result, { ignore: [...ours] });
-    const manifests = new Map();
-    for (const p of facts.packages.values()) {
-      const m = p.dirs.length ? readManifest(p.dirs[0]) : null;
-      if (m) manifests.set(p.name, m);
-    }
-    for (const name of user) {
-      if (!resolveFrom(name, [entryDir])) throw new UsageError(`--external ${name}: not installed where ${entryRel} can require it`);
-    }
-    const builtins = new Set(builtinModules);
-    const installed = new Set();
-    for (const name of new Set(probe.hooks.flatMap((h) => h.modules))) {
-      const target = hookTarget(name, builtins);
-      if (target && target.package && !installed.has(target.package) && resolveFrom(target.package, [entryDir])) installed.add(target.package);
-    }
-    const decision = decideExternals({ packages: facts.packages, hooks: probe.hooks, manifests, installed, root, user, builtins, auto });
-    const preloadPackages = [...facts.packages.values()].filter((p) => p.preload).map((p) => p.name);
+    const { facts, manifests, decision, preloadPackages, builtins } = externalsOf(result, probe, { ours, user, entryDir, entryRel, root, auto });
 
     // 3. The build. Preload packages stay external too: the preload loads them from
     //    node_modules, and a second, bundled copy would be a second instance.
@@ -109,36 +93,7 @@ async function bundleApp(opts) {
 
     // 5. The bundle directory, whole or not at all.
     onProgress('writing the bundle');
-    const startCommand = bundleCommand(command, parsed, { cwd, root, entryRel });
-    const appManifest = readManifest(root) || {};
-    const manifest = {
-      command,
-      start: { command: startCommand, cwd: '.' },
-      entry: entryRel,
-      externals: final.externals,
-      hookedBuiltins: final.hookedBuiltins,
-      preloadPackages: final.preloadOnly,
-      nodeModules: placements.map((p) => ({ path: p.dest, version: p.version || null })),
-      warnings,
-    };
-    writeBundleDir({
-      out,
-      entryRel,
-      code: build.code,
-      assets: build.assets,
-      symlinks: build.symlinks,
-      copies: [...copies].map(([to, from]) => ({ from, to })),
-      placements,
-      packageJson: {
-        name: appManifest.name || path.basename(root),
-        version: appManifest.version || '0.0.0',
-        private: true,
-        ...(appManifest.type ? { type: appManifest.type } : {}),
-        // `npm start` in the bundle directory starts the bundle, as it started the app.
-        scripts: { start: startCommand.map(shellWord).join(' ') },
-      },
-      manifest,
-    });
+    const { startCommand, manifest } = writeBundle({ command, parsed, cwd, root, entryRel, out, build, final, placements, copies, warnings });
 
     const { reads: originalReads, ...originalCounts } = startupReads(result, ours);
     const summary = {
@@ -163,6 +118,66 @@ async function bundleApp(opts) {
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * Which packages stay outside the bundle: those instrumentation hooks patch, native addons, files
+ * read at runtime, the user's --external (each checked to be installed where the entry requires it).
+ */
+function externalsOf(result, probe, { ours, user, entryDir, entryRel, root, auto }) {
+  const facts = startupPackages(result, { ignore: [...ours] });
+  const manifests = new Map();
+  for (const p of facts.packages.values()) {
+    const m = p.dirs.length ? readManifest(p.dirs[0]) : null;
+    if (m) manifests.set(p.name, m);
+  }
+  for (const name of user) {
+    if (!resolveFrom(name, [entryDir])) throw new UsageError(`--external ${name}: not installed where ${entryRel} can require it`);
+  }
+  const builtins = new Set(builtinModules);
+  const installed = new Set();
+  for (const name of new Set(probe.hooks.flatMap((h) => h.modules))) {
+    const target = hookTarget(name, builtins);
+    if (target && target.package && !installed.has(target.package) && resolveFrom(target.package, [entryDir])) installed.add(target.package);
+  }
+  const decision = decideExternals({ packages: facts.packages, hooks: probe.hooks, manifests, installed, root, user, builtins, auto });
+  const preloadPackages = [...facts.packages.values()].filter((p) => p.preload).map((p) => p.name);
+  return { facts, manifests, decision, preloadPackages, builtins };
+}
+
+/** Writes the bundle directory (its package.json starts the bundle as `npm start` started the app); returns its start command and manifest. */
+function writeBundle({ command, parsed, cwd, root, entryRel, out, build, final, placements, copies, warnings }) {
+  const startCommand = bundleCommand(command, parsed, { cwd, root, entryRel });
+  const appManifest = readManifest(root) || {};
+  const manifest = {
+    command,
+    start: { command: startCommand, cwd: '.' },
+    entry: entryRel,
+    externals: final.externals,
+    hookedBuiltins: final.hookedBuiltins,
+    preloadPackages: final.preloadOnly,
+    nodeModules: placements.map((p) => ({ path: p.dest, version: p.version || null })),
+    warnings,
+  };
+  writeBundleDir({
+    out,
+    entryRel,
+    code: build.code,
+    assets: build.assets,
+    symlinks: build.symlinks,
+    copies: [...copies].map(([to, from]) => ({ from, to })),
+    placements,
+    packageJson: {
+      name: appManifest.name || path.basename(root),
+      version: appManifest.version || '0.0.0',
+      private: true,
+      ...(appManifest.type ? { type: appManifest.type } : {}),
+      // `npm start` in the bundle directory starts the bundle, as it started the app.
+      scripts: { start: startCommand.map(shellWord).join(' ') },
+    },
+    manifest,
+  });
+  return { startCommand, manifest };
 }
 
 /**

@@ -23,66 +23,17 @@ const { warning } = require('../warnings.js');
  */
 async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captureOptions, codeCache: codeCacheMode = null, snapshot: snapshotOut, check = true, onProgress = () => {} }) {
   const started = process.hrtime.bigint();
-  const { readManifestFile, confineToRoot } = require('./manifest.js');
-  let root;
-  let listed;
-  let outsideRoot = [];
-  let readyAt = null;
-  let index = null;
-  let appRun = null;
-  let order = []; // root-relative modules in the order the app loaded them
-
-  if (manifest) {
-    root = path.resolve(cwd, manifestRoot || '.');
-    listed = readManifestFile(path.resolve(cwd, manifest));
-  } else {
-    const { capture } = require('../capture/capture.js');
-    const { withInterrupts } = require('../interrupt.js');
-    onProgress(`running the app to its ready moment${captureOptions.settleMs ? ` and ${captureOptions.settleMs} ms on` : ''}`);
-    const result = await withInterrupts((traps) => capture({
-      ...captureOptions,
-      profile: false,
-      signal: traps.signal,
-      force: traps.force,
-    })).catch((err) => {
-      // An app that needs a setting to start fails here first, in an image's build.
-      if (err.code === 'APP_FAILED' && !captureOptions.lambda) err.message += '; pack runs the app: give settings it needs to start (not secrets) harmless values, e.g. ENV in the pack stage';
-      throw err;
-    });
-    if (result.partial) throw new CommandError('interrupted: nothing packed', { exitCode: 130 });
-    const failed = require('../analyze/startup-report.js').invocationFailure(result.lambda);
-    if (failed) throw new CommandError(`the first invocation failed (${failed}): nothing packed`);
-    root = result.root;
-    listed = result.files.map((f) => f.path);
-    index = startupIndex(result);
-    order = result.modules.map((m) => relativeInside(result.root, m.file)).filter(Boolean);
-    const { command, env, until, timeoutMs, settleMs, lambda } = captureOptions;
-    appRun = { command, cwd: captureOptions.cwd, env, until, timeoutMs, settleMs, lambda };
-    outsideRoot = result.outsideRoot;
-    readyAt = result.readyAt;
-  }
-
-  const { files, outside, missing } = confineToRoot(listed, root);
-  outsideRoot = [...outsideRoot, ...outside];
+  const source = manifest ? fromManifest(path.resolve(cwd, manifest), path.resolve(cwd, manifestRoot || '.')) : await fromRun(captureOptions, onProgress);
+  const { root, appRun, readyAt } = source;
+  const { files, outside, missing } = require('./manifest.js').confineToRoot(source.listed, root);
+  const outsideRoot = [...source.outsideRoot, ...outside];
   const warnings = packWarnings(outsideRoot, missing, root);
   if (!files.length) throw new CommandError('nothing to pack: no startup file inside the root');
   if (files.includes(relativeInside(root, out))) {
     throw new UsageError(`--out ${out} would overwrite a startup file`);
   }
-  if (index) index = { ...index, installRecords: require('./install-records.js').installRecords(root, files) };
-  let prepared = null; // the files are read once, however many archives are written
-  const write = (target, codeCache) => {
-    const { writeArchive, prepareArchive } = require('./archive.js');
-    try {
-      prepared = prepared || prepareArchive({ root, files });
-      return writeArchive({ prepared, out: target, ...archiveEntries(index, codeCache) });
-    } catch (err) {
-      if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'ENOTDIR' || err.code === 'EROFS') {
-        throw new UsageError(`cannot write --out ${out}: ${err.code}`);
-      }
-      throw err;
-    }
-  };
+  const index = source.index && { ...source.index, installRecords: require('./install-records.js').installRecords(root, files) };
+  const write = archiveWriter(root, files, index, out);
   let codeCache = null;
   if (codeCacheMode && index) {
     const { makeCodeCache } = require('./make-code-cache.js');
@@ -92,33 +43,9 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
   }
   onProgress(`writing ${files.length} files into the archive`);
   const written = write(out, codeCache);
-  let snapshot = null;
-  if (snapshotOut && index) {
-    onProgress('making the startup snapshot: the CommonJS startup modules evaluated under node --build-snapshot');
-    const { makeSnapshot, refusalText } = require('./make-snapshot.js');
-    snapshot = await makeSnapshot({ out: snapshotOut, archive: out, root, files, order, index, codeCache, appRun });
-    if (snapshot.refused) {
-      warnings.push(warning('PACK_SNAPSHOT_REFUSED', `no snapshot written: ${refusalText(snapshot.refused)}; the archive serves coldstart start as usual`, snapshot.refused));
-    } else if (snapshot.leftOut.length > snapshot.modules) {
-      // Most modules still load at start, from a snapshot that carries their files: it may well
-      // start slower than `coldstart start` (measured so for express + googleapis, BENCHMARKS.md).
-      warnings.push(warning('PACK_SNAPSHOT_PARTIAL', `the snapshot holds ${snapshot.modules} of ${snapshot.modules + snapshot.leftOut.length} startup modules (the rest load at start, see --json); time it against coldstart start before using it`,
-        { modules: snapshot.modules, leftOut: snapshot.leftOut.length }));
-    }
-  }
-  let checked = null;
-  if (check && appRun) {
-    onProgress('checking the archive: the app started from its files alone, in an empty directory');
-    const { checkArchive } = require('./archive-check.js');
-    const { withInterrupts } = require('../interrupt.js');
-    try {
-      const leftOut = outsideRoot.map((f) => relativeInside(root, path.resolve(root, f))).filter(Boolean);
-      checked = await withInterrupts((traps) => checkArchive({ archive: out, root, appRun, leftOut, signal: traps.signal }));
-    } catch (err) {
-      for (const file of [out, snapshot && snapshot.file]) if (file) require('fs').rmSync(file, { force: true });
-      throw err;
-    }
-  }
+  const snapshot = snapshotOut && index
+    ? await snapshotOf({ out: snapshotOut, archive: out, root, files, order: source.order, index, codeCache, appRun }, warnings, onProgress) : null;
+  const checked = check && appRun ? await checkWritten({ out, root, appRun, outsideRoot, snapshot }, onProgress) : null;
   const { treeSize } = require('../tree-size.js');
   return {
     archive: out,
@@ -138,6 +65,92 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
     warnings,
     ms: Number(process.hrtime.bigint() - started) / 1e6,
   };
+}
+
+/** What a manifest lists, under the root given: no run, so no index and nothing to check by running. */
+function fromManifest(file, root) {
+  const listed = require('./manifest.js').readManifestFile(file);
+  return { root, listed, outsideRoot: [], readyAt: null, index: null, appRun: null, order: [] };
+}
+
+/**
+ * The app run to its ready moment (no profiler): the files it needed, its startup index, the order
+ * it loaded its modules in (root-relative) and how to run it again (the code cache, the check).
+ */
+async function fromRun(captureOptions, onProgress) {
+  const { capture } = require('../capture/capture.js');
+  const { withInterrupts } = require('../interrupt.js');
+  onProgress(`running the app to its ready moment${captureOptions.settleMs ? ` and ${captureOptions.settleMs} ms on` : ''}`);
+  const result = await withInterrupts((traps) => capture({
+    ...captureOptions,
+    profile: false,
+    signal: traps.signal,
+    force: traps.force,
+  })).catch((err) => {
+    // An app that needs a setting to start fails here first, in an image's build.
+    if (err.code === 'APP_FAILED' && !captureOptions.lambda) err.message += '; pack runs the app: give settings it needs to start (not secrets) harmless values, e.g. ENV in the pack stage';
+    throw err;
+  });
+  if (result.partial) throw new CommandError('interrupted: nothing packed', { exitCode: 130 });
+  const failed = require('../analyze/startup-report.js').invocationFailure(result.lambda);
+  if (failed) throw new CommandError(`the first invocation failed (${failed}): nothing packed`);
+  const { command, env, until, timeoutMs, settleMs, lambda } = captureOptions;
+  return {
+    root: result.root,
+    listed: result.files.map((f) => f.path),
+    outsideRoot: result.outsideRoot,
+    readyAt: result.readyAt,
+    index: startupIndex(result),
+    appRun: { command, cwd: captureOptions.cwd, env, until, timeoutMs, settleMs, lambda },
+    order: result.modules.map((m) => relativeInside(result.root, m.file)).filter(Boolean),
+  };
+}
+
+/** write(target, codeCache): the archive of these files; the files are read once, however many archives are written. */
+function archiveWriter(root, files, index, out) {
+  let prepared = null;
+  return (target, codeCache) => {
+    const { writeArchive, prepareArchive } = require('./archive.js');
+    try {
+      prepared = prepared || prepareArchive({ root, files });
+      return writeArchive({ prepared, out: target, ...archiveEntries(index, codeCache) });
+    } catch (err) {
+      if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'ENOTDIR' || err.code === 'EROFS') {
+        throw new UsageError(`cannot write --out ${out}: ${err.code}`);
+      }
+      throw err;
+    }
+  };
+}
+
+/** The startup snapshot, with a warning when none was written or when it holds less than half the modules. */
+async function snapshotOf(options, warnings, onProgress) {
+  onProgress('making the startup snapshot: the CommonJS startup modules evaluated under node --build-snapshot');
+  const { makeSnapshot, refusalText } = require('./make-snapshot.js');
+  const snapshot = await makeSnapshot(options);
+  if (snapshot.refused) {
+    warnings.push(warning('PACK_SNAPSHOT_REFUSED', `no snapshot written: ${refusalText(snapshot.refused)}; the archive serves coldstart start as usual`, snapshot.refused));
+  } else if (snapshot.leftOut.length > snapshot.modules) {
+    // Most modules still load at start, from a snapshot that carries their files: it may well
+    // start slower than `coldstart start` (measured so for express + googleapis, BENCHMARKS.md).
+    warnings.push(warning('PACK_SNAPSHOT_PARTIAL', `the snapshot holds ${snapshot.modules} of ${snapshot.modules + snapshot.leftOut.length} startup modules (the rest load at start, see --json); time it against coldstart start before using it`,
+      { modules: snapshot.modules, leftOut: snapshot.leftOut.length }));
+  }
+  return snapshot;
+}
+
+/** The app started from the archive's files alone, in an empty directory; a failed check leaves no archive or snapshot behind. */
+async function checkWritten({ out, root, appRun, outsideRoot, snapshot }, onProgress) {
+  onProgress('checking the archive: the app started from its files alone, in an empty directory');
+  const { checkArchive } = require('./archive-check.js');
+  const { withInterrupts } = require('../interrupt.js');
+  try {
+    const leftOut = outsideRoot.map((f) => relativeInside(root, path.resolve(root, f))).filter(Boolean);
+    return await withInterrupts((traps) => checkArchive({ archive: out, root, appRun, leftOut, signal: traps.signal }));
+  } catch (err) {
+    for (const file of [out, snapshot && snapshot.file]) if (file) require('fs').rmSync(file, { force: true });
+    throw err;
+  }
 }
 
 /**
