@@ -49,96 +49,16 @@ async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUES
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-choose-'));
   const quiet = { write: () => true };
   const base = { env, until, timeoutMs, stdout: quiet, stderr: quiet, signal, force };
-  const app = { command, cwd: root };
-  const problems = {}; // start name -> why it was not made or not proven
   try {
-    onProgress('bundling the app with ncc');
-    let bundled = null;
-    try {
-      const { bundleApp } = require('../bundle/bundle-app.js');
-      const summary = await bundleApp({ ...base, ...app, root, out: path.join(work, 'bundle'), verify: false });
-      bundled = { command: summary.start.command, cwd: summary.start.cwd };
-    } catch (err) {
-      if (err.exitCode === 130) throw err;
-      problems['bundle-compile-cache'] = problems['bundle-start'] = `no bundle: ${err.message}`;
-    }
-    const where = (start) => (start.bundle ? bundled : app);
-    const { packApp } = require('../pack/pack-app.js');
-    const { refusedUpFront, refusalText } = require('../pack/make-snapshot.js');
-    for (const start of STARTS.filter((s) => s.archive && where(s))) {
-      const run = where(start);
-      const refused = start.snapshot && refusedUpFront(run.command, run.cwd);
-      if (refused) {
-        problems[start.name] = `no snapshot: ${refused}`;
-        continue;
-      }
-      onProgress(start.snapshot ? 'making a startup snapshot of the modules' : `packing ${start.bundle ? 'the bundle' : 'the modules'} with their code cache`);
-      try {
-        const packed = await packApp({
-          out: path.join(work, start.archive), cwd: run.cwd, capture: { ...base, ...run }, codeCache: 'run', check: false,
-          snapshot: start.snapshot && path.join(work, start.snapshot),
-        });
-        if (start.snapshot && !(packed.snapshot && packed.snapshot.file)) {
-          const refusal = packed.snapshot && packed.snapshot.refused;
-          problems[start.name] = `no snapshot: ${refusal ? refusalText(refusal) : 'pack made none'}`;
-        }
-      } catch (err) {
-        if (err.exitCode === 130) throw err;
-        problems[start.name] = `pack failed: ${err.message}`;
-      }
-    }
-    const canCache = typeof require('node:module').enableCompileCache === 'function';
-    for (const start of STARTS.filter((s) => s.compileCache && where(s))) {
-      if (!canCache) problems[start.name] = `Node ${process.versions.node} has no compile cache (22.1 and later)`;
-      else {
-        onProgress(`building Node's compile cache of ${start.bundle ? 'the bundle' : 'the app'}`);
-        const why = await buildCompileCache({ ...where(start), env, dir: path.join(work, start.name), until, timeoutMs });
-        if (why) problems[start.name] = why;
-      }
-    }
-
-    // Each start's command, where it was made; asked the requests in its first counted run, plain
-    // in its first two (a body it gives differently at each start is compared by status only).
+    const { where, problems } = await makeStarts({ root, command, base, work, onProgress });
     const made = STARTS.filter((s) => !problems[s.name] && where(s));
     const asked = Object.fromEntries(made.map((s) => [s.name, []]));
     const ask = askOf(requests);
-    const { capture } = require('../capture/capture.js');
-    const variants = made.map((start) => {
-      const run = where(start);
-      // The snapshot starts in the Node that made it (another refuses it).
-      const runCommand = start.snapshot ? [process.execPath, '--snapshot-blob', path.join(work, start.snapshot), ...run.command.slice(1)]
-        : start.archive ? [process.execPath, COLDSTART_BIN, 'start', '--quiet', '--archive', path.join(work, start.archive), '--', ...run.command] : run.command;
-      const runEnv = start.compileCache ? { ...env, NODE_COMPILE_CACHE: path.join(work, start.name) } : env;
-      const askedRounds = start.name === 'plain' ? 2 : 1;
-      return {
-        name: start.name,
-        run: async ({ round }) => {
-          if (start.name === 'plain') onProgress(sandbox ? `asking each start here, run ${round + 1}/2` : `timing run ${round + 1}/${runs} of ${made.length} starts`);
-          try {
-            const r = await capture({ ...base, env: runEnv, command: runCommand, cwd: run.cwd, timingOnly: true, whileRunning: round < askedRounds ? ask : undefined });
-            if (round < askedRounds) asked[start.name].push(r.whileRunning);
-            return r.readyAt;
-          } catch (err) {
-            if (err.exitCode === 130) throw err;
-            problems[start.name] = `it did not start: ${err.message}`;
-            return { [DROP]: problems[start.name] };
-          }
-        },
-      };
-    });
+    const variants = made.map((start) => timedStart(start, { run: where(start), base, work, asked, problems, ask, runs, sandbox, count: made.length, onProgress }));
     // With a sandbox, the runs here only ask: plain twice, the others once.
     const measured = await alternateRuns({ variants, rounds: sandbox ? 2 : runs, signal });
     if (measured.partial) throw new CommandError('interrupted: no start chosen', { exitCode: 130 });
-
-    const [reference, again] = asked.plain || [];
-    if (!reference) throw new CommandError(`plain node did not answer ${requests.map((r) => `${r.method} ${r.path}`).join(', ')}: ${problems.plain || 'it gave no address to ask'}`);
-    const varying = varyingBodies(reference, again || null);
-    for (const start of made) {
-      if (start.name === 'plain' || problems[start.name]) continue;
-      const changed = differentAnswer(reference, asked[start.name][0] || null, varying);
-      if (changed) problems[start.name] = `it does not answer as plain node does: ${changed}`;
-    }
-    const answers = provenAnswers(reference, varying);
+    const answers = checkAnswers(made, asked, problems, requests);
     if (!sandbox) return decide({ samples: measured.samples, problems, unwritable, runs, answers });
     const { timeInSandbox } = require('./time-in-sandbox.js');
     const timed = await timeInSandbox({
@@ -150,6 +70,105 @@ async function chooseStart({ root, command, env, runs, requests = DEFAULT_REQUES
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * Each start made in `work`: the ncc bundle, the archives (with their code cache, one with a
+ * snapshot), Node's compile cache. where(start): the command and directory it runs from, null where
+ * it needs a bundle that could not be made; problems: start name -> why it was not made.
+ */
+async function makeStarts({ root, command, base, work, onProgress }) {
+  const app = { command, cwd: root };
+  const problems = {};
+  onProgress('bundling the app with ncc');
+  let bundled = null;
+  try {
+    const { bundleApp } = require('../bundle/bundle-app.js');
+    const summary = await bundleApp({ ...base, ...app, root, out: path.join(work, 'bundle'), verify: false });
+    bundled = { command: summary.start.command, cwd: summary.start.cwd };
+  } catch (err) {
+    if (err.exitCode === 130) throw err;
+    problems['bundle-compile-cache'] = problems['bundle-start'] = `no bundle: ${err.message}`;
+  }
+  const where = (start) => (start.bundle ? bundled : app);
+  for (const start of STARTS.filter((s) => s.archive && where(s))) {
+    const why = await packStart(start, where(start), { base, work, onProgress });
+    if (why) problems[start.name] = why;
+  }
+  const canCache = typeof require('node:module').enableCompileCache === 'function';
+  for (const start of STARTS.filter((s) => s.compileCache && where(s))) {
+    if (!canCache) problems[start.name] = `Node ${process.versions.node} has no compile cache (22.1 and later)`;
+    else {
+      onProgress(`building Node's compile cache of ${start.bundle ? 'the bundle' : 'the app'}`);
+      const why = await buildCompileCache({ ...where(start), env: base.env, dir: path.join(work, start.name), until: base.until, timeoutMs: base.timeoutMs });
+      if (why) problems[start.name] = why;
+    }
+  }
+  return { where, problems };
+}
+
+/** A start's archive packed (with its code cache, and its snapshot if it has one): why not, or null. */
+async function packStart(start, run, { base, work, onProgress }) {
+  const { refusedUpFront, refusalText } = require('../pack/make-snapshot.js');
+  const refused = start.snapshot && refusedUpFront(run.command, run.cwd);
+  if (refused) return `no snapshot: ${refused}`;
+  onProgress(start.snapshot ? 'making a startup snapshot of the modules' : `packing ${start.bundle ? 'the bundle' : 'the modules'} with their code cache`);
+  try {
+    const packed = await require('../pack/pack-app.js').packApp({
+      out: path.join(work, start.archive), cwd: run.cwd, capture: { ...base, ...run }, codeCache: 'run', check: false,
+      snapshot: start.snapshot && path.join(work, start.snapshot),
+    });
+    if (start.snapshot && !(packed.snapshot && packed.snapshot.file)) {
+      const refusal = packed.snapshot && packed.snapshot.refused;
+      return `no snapshot: ${refusal ? refusalText(refusal) : 'pack made none'}`;
+    }
+    return null;
+  } catch (err) {
+    if (err.exitCode === 130) throw err;
+    return `pack failed: ${err.message}`;
+  }
+}
+
+/**
+ * A start as one variant of the alternated runs: its command where it was made, asked the
+ * requests in its first counted run (plain in its first two: a body it gives differently at each
+ * start is compared by status only), its time to ready, or dropped with why when it did not start.
+ */
+function timedStart(start, { run, base, work, asked, problems, ask, runs, sandbox, count, onProgress }) {
+  // The snapshot starts in the Node that made it (another refuses it).
+  const runCommand = start.snapshot ? [process.execPath, '--snapshot-blob', path.join(work, start.snapshot), ...run.command.slice(1)]
+    : start.archive ? [process.execPath, COLDSTART_BIN, 'start', '--quiet', '--archive', path.join(work, start.archive), '--', ...run.command] : run.command;
+  const runEnv = start.compileCache ? { ...base.env, NODE_COMPILE_CACHE: path.join(work, start.name) } : base.env;
+  const askedRounds = start.name === 'plain' ? 2 : 1;
+  const { capture } = require('../capture/capture.js');
+  return {
+    name: start.name,
+    run: async ({ round }) => {
+      if (start.name === 'plain') onProgress(sandbox ? `asking each start here, run ${round + 1}/2` : `timing run ${round + 1}/${runs} of ${count} starts`);
+      try {
+        const r = await capture({ ...base, env: runEnv, command: runCommand, cwd: run.cwd, timingOnly: true, whileRunning: round < askedRounds ? ask : undefined });
+        if (round < askedRounds) asked[start.name].push(r.whileRunning);
+        return r.readyAt;
+      } catch (err) {
+        if (err.exitCode === 130) throw err;
+        problems[start.name] = `it did not start: ${err.message}`;
+        return { [DROP]: problems[start.name] };
+      }
+    },
+  };
+}
+
+/** Each start's answers against plain node's (a problem where they differ); the answers proven. */
+function checkAnswers(made, asked, problems, requests) {
+  const [reference, again] = asked.plain || [];
+  if (!reference) throw new CommandError(`plain node did not answer ${requests.map((r) => `${r.method} ${r.path}`).join(', ')}: ${problems.plain || 'it gave no address to ask'}`);
+  const varying = varyingBodies(reference, again || null);
+  for (const start of made) {
+    if (start.name === 'plain' || problems[start.name]) continue;
+    const changed = differentAnswer(reference, asked[start.name][0] || null, varying);
+    if (changed) problems[start.name] = `it does not answer as plain node does: ${changed}`;
+  }
+  return provenAnswers(reference, varying);
 }
 
 /**
