@@ -54,74 +54,10 @@ async function runBenchPlan({
   const notes = [];
   let result;
   try {
-    // The scenario app: a copy of the fixture plus the scenario scripts (also a build context).
-    let scenarioApp = null;
-    if (scenarios.length) {
-      let fixture = fixtureDir && path.resolve(cwd, fixtureDir);
-      if (!fixture) {
-        const { generateFixture } = require('../fixtures/generate.js');
-        fixture = (await generateFixture({ dir: path.join(scratch, 'fixture'), ...GENERATED_FIXTURE })).dir;
-        notes.push(`fixture: generated, ${GENERATED_FIXTURE.modules} packages (seed ${GENERATED_FIXTURE.seed})`);
-      } else {
-        notes.push(`fixture: ${fixture}`);
-      }
-      const { prepareScenarioApp } = require('./scenarios.js');
-      scenarioApp = prepareScenarioApp({ fixture, into: path.join(scratch, 'scenarios'), scenarios });
-      for (const s of scenarioApp.scenarios) notes.push(`scenario ${s.name}: ${s.description}`);
-    }
-
-    const series = [];
-    if (!docker) {
-      notes.push('inside: process start -> ready, measured in the app; outside: spawn -> ready, seen by coldstart');
-      if (nodes.length) series.push(...nodeSeries(commands[0], nodes, path.join(scratch, 'node'), { cwd, env, notes }));
-      else {
-        for (const words of commands) {
-          series.push({ label: words.join(' '), where: 'local', command: localCommand(words), cwd, env });
-        }
-      }
-      for (const s of scenarioApp ? scenarioApp.scenarios : []) {
-        series.push({
-          label: s.name, where: 'local', command: s.command, cwd: scenarioApp.dir,
-          env: { ...env, ...s.env }, freshTmp: s.freshTmp, meta: { scenario: s.name },
-        });
-      }
-    } else {
-      notes.push('docker: time = `docker run` start -> the app\'s listening line on stdout. No inside time: '
-        + 'coldstart does not run inside the container. Every run is a fresh container, --network none, /tmp a tmpfs');
-      const build = async (context, what) => {
-        onProgress(`building the ${what} image on ${baseImage}`);
-        const built = await runner.buildBenchImage({ context, baseImage });
-        images.push(built.tag);
-        onProgress(`built ${built.tag} in ${(built.ms / 1000).toFixed(1)} s`);
-        return built.tag;
-      };
-      let appImage = null;
-      if (commands.length) {
-        const withColdstart = commands.some((w) => w[0] === 'coldstart');
-        docker.assembleContext({ app: cwd, into: path.join(scratch, 'context'), coldstart: withColdstart });
-        appImage = await build(path.join(scratch, 'context'), 'app');
-      }
-      const scenarioImage = scenarioApp ? await build(scenarioApp.dir, 'scenario') : null;
-      for (const words of commands) {
-        for (const runtime of runtimes) {
-          series.push({
-            label: `${words.join(' ')} [${runtime}]`, where: 'docker', command: containerCommand(words),
-            image: appImage, runtime, ready: readyLine, tmpfs: [CONTAINER_TMPFS], meta: { ready: String(readyLine) },
-          });
-        }
-      }
-      const { READY_LINE } = require('./scenarios.js');
-      for (const s of scenarioApp ? scenarioApp.scenarios : []) {
-        for (const runtime of runtimes) {
-          series.push({
-            label: `${s.name} [${runtime}]`, where: 'docker', command: s.command, env: s.env,
-            image: scenarioImage, runtime, ready: READY_LINE, tmpfs: [CONTAINER_TMPFS],
-            meta: { scenario: s.name, ready: String(READY_LINE) },
-          });
-        }
-      }
-    }
-
+    const scenarioApp = scenarios.length ? await scenarioAppOf({ scenarios, fixtureDir, cwd, scratch, notes }) : null;
+    const series = docker
+      ? await containerSeries({ commands, scenarioApp, runtimes, baseImage, readyLine, cwd, scratch, images, notes, onProgress })
+      : localSeries({ commands, nodes, scenarioApp, cwd, env, scratch, notes });
     result = await runner.runBench({ series, runs, warmup, until, timeoutMs, limits, signal: traps.signal, force: traps.force, onProgress });
   } finally {
     traps.dispose();
@@ -130,6 +66,83 @@ async function runBenchPlan({
   }
 
   return { tool: 'coldstart bench', machine: runner.describeMachine(), notes, ...result };
+}
+
+/** The scenario app: a copy of the fixture (given, or generated) plus the scenario scripts (also a build context). */
+async function scenarioAppOf({ scenarios, fixtureDir, cwd, scratch, notes }) {
+  let fixture = fixtureDir && path.resolve(cwd, fixtureDir);
+  if (!fixture) {
+    const { generateFixture } = require('../fixtures/generate.js');
+    fixture = (await generateFixture({ dir: path.join(scratch, 'fixture'), ...GENERATED_FIXTURE })).dir;
+    notes.push(`fixture: generated, ${GENERATED_FIXTURE.modules} packages (seed ${GENERATED_FIXTURE.seed})`);
+  } else {
+    notes.push(`fixture: ${fixture}`);
+  }
+  const { prepareScenarioApp } = require('./scenarios.js');
+  const scenarioApp = prepareScenarioApp({ fixture, into: path.join(scratch, 'scenarios'), scenarios });
+  for (const s of scenarioApp.scenarios) notes.push(`scenario ${s.name}: ${s.description}`);
+  return scenarioApp;
+}
+
+/** The series of runs on this machine: each command (or the one command on each Node), then each scenario. */
+function localSeries({ commands, nodes, scenarioApp, cwd, env, scratch, notes }) {
+  notes.push('inside: process start -> ready, measured in the app; outside: spawn -> ready, seen by coldstart');
+  const series = [];
+  if (nodes.length) series.push(...nodeSeries(commands[0], nodes, path.join(scratch, 'node'), { cwd, env, notes }));
+  else {
+    for (const words of commands) {
+      series.push({ label: words.join(' '), where: 'local', command: localCommand(words), cwd, env });
+    }
+  }
+  for (const s of scenarioApp ? scenarioApp.scenarios : []) {
+    series.push({
+      label: s.name, where: 'local', command: s.command, cwd: scenarioApp.dir,
+      env: { ...env, ...s.env }, freshTmp: s.freshTmp, meta: { scenario: s.name },
+    });
+  }
+  return series;
+}
+
+/** The series of runs in fresh containers: the images built (named in `images`, removed by the caller), each command and scenario under each runtime. */
+async function containerSeries({ commands, scenarioApp, runtimes, baseImage, readyLine, cwd, scratch, images, notes, onProgress }) {
+  const runner = require('./runner.js');
+  const docker = require('../docker.js');
+  notes.push('docker: time = `docker run` start -> the app\'s listening line on stdout. No inside time: '
+    + 'coldstart does not run inside the container. Every run is a fresh container, --network none, /tmp a tmpfs');
+  const build = async (context, what) => {
+    onProgress(`building the ${what} image on ${baseImage}`);
+    const built = await runner.buildBenchImage({ context, baseImage });
+    images.push(built.tag);
+    onProgress(`built ${built.tag} in ${(built.ms / 1000).toFixed(1)} s`);
+    return built.tag;
+  };
+  let appImage = null;
+  if (commands.length) {
+    const withColdstart = commands.some((w) => w[0] === 'coldstart');
+    docker.assembleContext({ app: cwd, into: path.join(scratch, 'context'), coldstart: withColdstart });
+    appImage = await build(path.join(scratch, 'context'), 'app');
+  }
+  const scenarioImage = scenarioApp ? await build(scenarioApp.dir, 'scenario') : null;
+  const series = [];
+  for (const words of commands) {
+    for (const runtime of runtimes) {
+      series.push({
+        label: `${words.join(' ')} [${runtime}]`, where: 'docker', command: containerCommand(words),
+        image: appImage, runtime, ready: readyLine, tmpfs: [CONTAINER_TMPFS], meta: { ready: String(readyLine) },
+      });
+    }
+  }
+  const { READY_LINE } = require('./scenarios.js');
+  for (const s of scenarioApp ? scenarioApp.scenarios : []) {
+    for (const runtime of runtimes) {
+      series.push({
+        label: `${s.name} [${runtime}]`, where: 'docker', command: s.command, env: s.env,
+        image: scenarioImage, runtime, ready: READY_LINE, tmpfs: [CONTAINER_TMPFS],
+        meta: { scenario: s.name, ready: String(READY_LINE) },
+      });
+    }
+  }
+  return series;
 }
 
 /** One series per Node (--node): the same command, each run on its binary. */
