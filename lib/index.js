@@ -111,7 +111,7 @@ async function check(options) {
   const result = await require('./check/check-app.js').checkApp({
     runOptions: { until: require('./options.js').parseUntil('answer'), ...app, cwd, profile: false },
     runs, maxRuns, baseline: saved, baselineCommand,
-    limits: { budgetMs, maxModules, maxAdviceMs, maxRssBytes, maxHeapBytes, tolerance: require('./check/verdict.js').parseTolerance(tolerance) },
+    limits: { budgetMs, maxModules, maxAdviceMs, maxRssBytes, maxHeapBytes, tolerance: require('./options.js').parseTolerance(tolerance) },
   });
   const shown = { baseline: typeof baseline === 'string' ? baseline : null, baselineCommand: baselineCommand && require('./shell-words.js').shellLine(baselineCommand), baselineWritten: false };
   return require('./report/check-summary.js').checkJson(result, shown);

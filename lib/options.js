@@ -283,6 +283,27 @@ function parseBudget(argv) {
   return limits;
 }
 
+// Without --tolerance: 10% of the baseline's median, and never less than 10 ms. Below that a busy
+// machine alone moves a small app's start (measured: a 33 ms app, one core busy, +7.9 ms
+// [4.3 … 11.8] over its idle baseline while the bare Node floor did not move).
+const DEFAULT_TOLERANCE = { percent: 10, atLeastMs: 10 };
+
+/**
+ * --tolerance: '10%' (of the baseline's median) or a duration such as '25ms' (absolute); not
+ * given: DEFAULT_TOLERANCE.
+ * @param {string|number|undefined} value
+ * @returns {{ percent: number, atLeastMs?: number } | { ms: number }}
+ */
+function parseTolerance(value) {
+  if (value === undefined) return DEFAULT_TOLERANCE;
+  const text = String(value).trim();
+  const pct = /^(\d+(?:\.\d+)?)%$/.exec(text);
+  if (pct) return { percent: Number(pct[1]) };
+  if (/^0+(?:\.0+)?(ms|s)?$/.test(text)) return { ms: 0 };
+  if (/^\d+(?:\.\d+)?(ms|s|m)$/.test(text)) return { ms: parseDuration(text, '--tolerance') };
+  throw new UsageError(`invalid --tolerance "${value}": use a percentage such as 10% or a duration such as 25ms`);
+}
+
 /** How the verdict is printed: text, or json (--json); the old --format (lib/deprecated-flags.js) can still ask for markdown. */
 function checkOutputFormat(argv) {
   if (argv.format == null) return argv.json ? 'json' : 'text';
@@ -383,7 +404,7 @@ function settleMs(argv) {
 
 module.exports = {
   afterWindowFromArgv, parseDuration, parseSize, parseLimits, parseUntil, parseBenchUntil, parseInterval, parseCount, listItems, parseEsm, captureOptions, lambdaOptions, captureOptionsFromArgv, parseRequestLine,
-  parseRuns, parseBudget, checkOutputFormat,
+  parseRuns, parseBudget, DEFAULT_TOLERANCE, parseTolerance, checkOutputFormat,
   DEFAULT_RUNTIMES, parseCompareCommand, parseRuntimes, containersFromArgv, readyLineFromArgv, savedFromArgv, outputFile,
   codeCacheMode, settleMs,
 };

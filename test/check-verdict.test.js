@@ -2,7 +2,8 @@
 // The verdicts of coldstart check: an interval against a limit, never one figure.
 const test = require('node:test');
 const assert = require('node:assert');
-const { parseTolerance, evaluateChecks, intervalVerdict } = require('../lib/check/verdict.js');
+const { evaluateChecks, intervalVerdict } = require('../lib/check/verdict.js');
+const { parseTolerance } = require('../lib/options.js');
 const { medianInterval, compareSamples, runsForMedianInterval } = require('../lib/stats.js');
 const { UsageError } = require('../lib/errors.js');
 

@@ -10,7 +10,7 @@ const ADVICE_RUNS = 3;
 
 /**
  * @typedef {{ budgetMs?: ?number, maxModules?: ?number, maxAdviceMs?: ?number, maxRssBytes?: ?number,
- *   maxHeapBytes?: ?number, tolerance: object, minEffectMs?: number }} CheckLimits tolerance: verdict.js parseTolerance
+ *   maxHeapBytes?: ?number, tolerance: object, minEffectMs?: number }} CheckLimits tolerance: options.js parseTolerance
  */
 
 /**

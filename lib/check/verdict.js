@@ -6,34 +6,12 @@
 // within it and narrow enough to have seen a change of the size that matters (the tolerance,
 // or the old --min-effect); inconclusive otherwise, with the spread measured and the runs it would
 // take. Pure: samples in, verdicts out.
-const { UsageError } = require('../errors.js');
-const { parseDuration } = require('../options.js');
+const { DEFAULT_TOLERANCE } = require('../options.js');
 const { medianInterval, runsForMedianInterval, compareSamples, median, formatSignedMs, formatMedianInterval } = require('../stats.js');
 const { formatMs } = require('../report/terminal-format.js');
 const { formatBytes } = require('../format-units.js');
 const { formatLimit } = require('../byte-size.js');
 const { againstControl } = require('./control.js');
-
-// Without --tolerance: 10% of the baseline's median, and never less than 10 ms. Below that a busy
-// machine alone moves a small app's start (measured: a 33 ms app, one core busy, +7.9 ms
-// [4.3 … 11.8] over its idle baseline while the bare Node floor did not move).
-const DEFAULT_TOLERANCE = { percent: 10, atLeastMs: 10 };
-
-/**
- * --tolerance: '10%' (of the baseline's median) or a duration such as '25ms' (absolute); not
- * given: DEFAULT_TOLERANCE.
- * @param {string|number|undefined} value
- * @returns {{ percent: number, atLeastMs?: number } | { ms: number }}
- */
-function parseTolerance(value) {
-  if (value === undefined) return DEFAULT_TOLERANCE;
-  const text = String(value).trim();
-  const pct = /^(\d+(?:\.\d+)?)%$/.exec(text);
-  if (pct) return { percent: Number(pct[1]) };
-  if (/^0+(?:\.0+)?(ms|s)?$/.test(text)) return { ms: 0 };
-  if (/^\d+(?:\.\d+)?(ms|s|m)$/.test(text)) return { ms: parseDuration(text, '--tolerance') };
-  throw new UsageError(`invalid --tolerance "${value}": use a percentage such as 10% or a duration such as 25ms`);
-}
 
 /**
  * Where an interval stands against an upper limit: 'fail' when all of it is above the limit,
@@ -327,4 +305,4 @@ function moreRunsWouldDecide(measured, limits) {
   return evaluateChecks(measured, limits).checks.some((c) => c.verdict === 'inconclusive' && c.runsNeeded != null);
 }
 
-module.exports = { parseTolerance, evaluateChecks, intervalVerdict, moreRunsWouldDecide, sequentialLooks };
+module.exports = { evaluateChecks, intervalVerdict, moreRunsWouldDecide, sequentialLooks };

@@ -6,7 +6,7 @@
 const fs = require('fs');
 const path = require('path');
 const { UsageError } = require('../errors.js');
-const { parseDuration, captureOptions, captureOptionsFromArgv, parseRuns, parseBudget, checkOutputFormat } = require('../options.js');
+const { parseDuration, captureOptions, captureOptionsFromArgv, parseRuns, parseBudget, parseTolerance, checkOutputFormat } = require('../options.js');
 const { ensureWritableDir } = require('../output-target.js');
 const { readReport } = require('../report/read-report.js');
 const { shellWord, splitShellWords } = require('../shell-words.js');
@@ -50,7 +50,7 @@ function checkFlags(argv, ctx) {
   // --min-effect is an old flag (lib/deprecated-flags.js), read for one more release: the tolerance otherwise.
   const minEffectMs = argv.minEffect != null ? parseDuration(argv.minEffect, '--min-effect') : undefined;
   const budget = parseBudget(argv);
-  const limits = { ...budget, tolerance: require('../check/verdict.js').parseTolerance(argv.tolerance), minEffectMs };
+  const limits = { ...budget, tolerance: parseTolerance(argv.tolerance), minEffectMs };
   const format = checkOutputFormat(argv);
   // The app's own output is not shown: the runs are measurements.
   const runOptions = { ...captureOptionsFromArgv(argv, ctx), stdout: undefined, stderr: undefined, profile: false };
