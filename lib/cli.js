@@ -6,7 +6,7 @@
 const yargs = require('yargs/yargs');
 const { isExpected, UsageError } = require('./errors.js');
 const { settleWarnings, showWarnings, warning } = require('./warnings.js');
-const { declareDeprecated, mapDeprecated, deprecationMessage } = require('./deprecated-flags.js');
+const { declareDeprecated, deprecatedGiven, translateDeprecated, deprecationMessage } = require('./deprecated-flags.js');
 const { wantsColor } = require('./report/terminal-format.js');
 
 // Loaded when the CLI starts: a missing command file is an error, never a missing command.
@@ -30,6 +30,7 @@ const COMMANDS = [
  */
 async function run(argv, io) {
   const { stdout, stderr } = io;
+  const cwd = io.cwd || process.cwd();
   let result = 0;
   let pending = null;
   let usageMessage = null;
@@ -58,35 +59,42 @@ async function run(argv, io) {
       usageMessage = withSuggestion(msg, parser.getOptions(), argv, COMMANDS.map((c) => c.command.split(' ')[0]));
     });
 
+  /**
+   * Right after parsing, before any command code: a flag given twice is refused, and the old
+   * spellings given are said (one warning line each) and translated (lib/deprecated-flags.js), so
+   * a command sees only the new ones.
+   */
+  const afterParsing = (args, command, aliases) => {
+    // yargs goes on after its own complaint (e.g. an unknown argument): that one is said alone.
+    if (usageMessage) return;
+    const repeated = givenTwice(args, parser.getOptions());
+    if (repeated) throw new UsageError(`--${repeated} is given more than once: give it once`);
+    const used = deprecatedGiven(args, command, argv);
+    // Said before the run, and no error under --strict: an old spelling works for one more release.
+    showWarnings(used.map((r) => warning('FLAG_DEPRECATED', deprecationMessage(r), { flag: r.old, use: r.new || null })), args, stderr);
+    translateDeprecated(args, used, { cwd, aliases });
+  };
+
   for (const cmd of COMMANDS) {
     const name = cmd.command.split(' ')[0];
     parser.command({
       command: cmd.command,
       describe: cmd.describe,
       builder: (y) => declareDeprecated(cmd.builder(y) || y, name),
+      middlewares: [(args, y) => afterParsing(args, name, y.getOptions().alias)],
       handler: (args) => {
         const ctx = {
           stdout,
           stderr,
-          cwd: io.cwd || process.cwd(),
+          cwd,
           color: wantsColor(stdout, args),
           env: io.env || process.env,
           warnings: [],
         };
         args.appCommand = [...(args.app || []), ...(args['--'] || [])].map(String);
-        const repeated = givenTwice(args, parser.getOptions());
-        if (repeated) {
-          pending = () => { throw new UsageError(`--${repeated} is given more than once: give it once`); };
-          return;
-        }
         // Run only once parsing has fully succeeded: yargs calls handlers before it
         // reports some errors (e.g. an unknown argument), and the app must not start then.
-        pending = () => {
-          // Said before the run, and no error under --strict: an old spelling works for one more release.
-          const deprecated = mapDeprecated(args, name, argv);
-          showWarnings(deprecated.map((r) => warning('FLAG_DEPRECATED', deprecationMessage(r), { flag: r.old, use: r.new || null })), args, stderr);
-          return cmd.run(args, ctx);
-        };
+        pending = () => cmd.run(args, ctx);
         // A run that already failed keeps its exit code; its warnings are still shown.
         settle = (code) => settleWarnings(ctx.warnings, code ? { ...args, strict: false } : args, stderr);
       },

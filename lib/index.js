@@ -87,10 +87,10 @@ function bundle(options) {
  */
 function bench(options) {
   const { commands, cwd = process.cwd(), env = process.env, runs = 20, until = 'listen', timeoutMs = 60000, containers = null, baseImage = 'coldstart-node:local' } = options;
-  const { parseBenchUntil, readyLineFromArgv } = require('./options.js');
+  const { parseBenchUntil, containerReadyLine } = require('./options.js');
   const ready = parseBenchUntil(until);
   return require('./bench/bench-plan.js').runBenchPlan({
-    commands, nodes: [], scenarios: [], inDocker: Boolean(containers), runtimes: containers || [], baseImage, readyLine: readyLineFromArgv({}, ready),
+    commands, nodes: [], scenarios: [], inDocker: Boolean(containers), runtimes: containers || [], baseImage, readyLine: containerReadyLine(ready),
     cwd, env, runs, warmup: 1, until: ready.mode === 'line' ? { mode: 'listen' } : ready, timeoutMs,
   });
 }

@@ -89,7 +89,12 @@ function parseInterval(value) {
 
 /** A list flag's items, given repeated and/or comma separated (a,b), trimmed, empty ones left out. */
 function listItems(value) {
-  return [].concat(value == null ? [] : value).flatMap((v) => String(v).split(',')).map((s) => s.trim()).filter(Boolean);
+  return listWords(value).filter(Boolean);
+}
+
+/** A list flag's words, given repeated and/or comma separated (a,b), trimmed. */
+function listWords(value) {
+  return [].concat(value == null ? [] : value).flatMap((v) => String(v).split(',')).map((s) => s.trim());
 }
 
 function parseCount(value, flag, min = 1) {
@@ -109,32 +114,22 @@ function parseRequestLine(value) {
 // How often each --request is sent.
 const REQUESTS_PER_SECOND = 2;
 
-/** The old --rate: requests per second, more than 0, at most 1000. */
-function parseRate(value) {
-  const n = Number(value);
-  if (!(n > 0) || n > 1000) throw new UsageError(`invalid --rate "${value}": requests per second, more than 0 and at most 1000`);
-  return n;
-}
-
 /**
  * --after and --request: the window after the ready moment, or null without one. A --request
  * without --after gets a 5 s window; either needs an app that runs on after its ready moment, and
  * --request one that listens. Each --request given is sent twice a second (the requests in turn),
- * unless the old --rate (lib/deprecated-flags.js) sets the pace of them all.
+ * unless requestRate (lib/deprecated-flags.js) sets the pace of them all.
  */
 function afterWindowFromArgv(argv) {
   const requests = [].concat(argv.request || []).map(parseRequestLine);
-  if (argv.after == null && !requests.length) {
-    if (argv.rate != null) throw new UsageError('--rate paces --request: give a --request too');
-    return null;
-  }
+  if (argv.after == null && !requests.length) return null;
   const until = parseUntil(argv.until);
   if (until.mode === 'exit') throw new UsageError(`${argv.after != null ? '--after' : '--request'} needs an app that runs on after its ready moment: not with --until exit`);
   if (requests.length && until.mode === 'duration') throw new UsageError('--request sends requests to the address the app listens on: use a ready moment that listens (--until answer, listen or http:/path)');
   return {
     ms: argv.after != null ? parseDuration(argv.after, '--after') : 5000,
     requests,
-    rate: argv.rate != null ? parseRate(argv.rate) : REQUESTS_PER_SECOND * Math.max(1, requests.length),
+    rate: argv.requestRate ?? REQUESTS_PER_SECOND * Math.max(1, requests.length),
   };
 }
 
@@ -224,7 +219,7 @@ function captureFlags(argv, ctx) {
 
 /**
  * --runs N | N..M | N..N -> { runs, maxRuns }: N runs first; while they cannot decide, more up to M
- * (3 times N when only N is given). The old --max-runs M (lib/deprecated-flags.js) is read as N..M.
+ * (3 times N when only N is given).
  */
 function parseRuns(argv) {
   const value = String(argv.runs);
@@ -233,26 +228,25 @@ function parseRuns(argv) {
   const runs = Number(m[1]);
   if (runs < 1) throw new UsageError(`invalid --runs "${value}": at least 1 run`);
   if (m[2] !== undefined) {
-    if (argv.maxRuns != null) throw new UsageError('--max-runs is the old spelling of --runs N..M: give --runs N..M only');
     if (Number(m[2]) < runs) throw new UsageError(`invalid --runs "${value}": N..M goes on from N runs up to M, so M must be at least N`);
     return { runs, maxRuns: Number(m[2]) };
   }
   // By default a check that cannot decide goes on up to three times the runs asked for.
-  return { runs, maxRuns: argv.maxRuns != null ? parseCount(argv.maxRuns, '--max-runs', runs) : 3 * runs };
+  return { runs, maxRuns: 3 * runs };
 }
 
 // --budget's keys: what each limits, and how its value reads.
 const BUDGET_KEYS = {
-  ready: { limit: 'budgetMs', old: null, parse: (v, flag) => parseDuration(v, flag) },
-  modules: { limit: 'maxModules', old: 'maxModules', parse: (v, flag) => parseCount(v, flag, 1) },
-  advice: { limit: 'maxAdviceMs', old: 'maxAdviceMs', parse: (v, flag) => parseDuration(v, flag) },
-  rss: { limit: 'maxRssBytes', old: null, parse: (v, flag) => parseSize(v, flag) },
-  heap: { limit: 'maxHeapBytes', old: null, parse: (v, flag) => parseSize(v, flag) },
+  ready: { limit: 'budgetMs', parse: (v, flag) => parseDuration(v, flag) },
+  modules: { limit: 'maxModules', parse: (v, flag) => parseCount(v, flag, 1) },
+  advice: { limit: 'maxAdviceMs', parse: (v, flag) => parseDuration(v, flag) },
+  rss: { limit: 'maxRssBytes', parse: (v, flag) => parseSize(v, flag) },
+  heap: { limit: 'maxHeapBytes', parse: (v, flag) => parseSize(v, flag) },
 };
 
 /**
  * --budget 800ms,modules=1500,advice=50ms (repeatable) -> { budgetMs, maxModules, maxAdviceMs }, null
- * for a limit not given. The old --max-modules and --max-advice-ms (lib/deprecated-flags.js) still set theirs.
+ * for a limit not given.
  */
 function parseBudget(argv) {
   const limits = { budgetMs: null, maxModules: null, maxAdviceMs: null, maxRssBytes: null, maxHeapBytes: null };
@@ -273,12 +267,6 @@ function parseBudget(argv) {
           : `a duration such as ${key === 'ready' ? '800ms or 1.5s' : '50ms'}`;
       throw new UsageError(`invalid --budget "${item}": ${key} takes ${why}`);
     }
-  }
-  for (const [key, { limit, old, parse }] of Object.entries(BUDGET_KEYS)) {
-    if (!old || argv[old] == null) continue;
-    const flag = `--${old.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-    if (given[key]) throw new UsageError(`${flag} and --budget ${key}= both give the ${key} limit: give --budget ${key}=… only`);
-    limits[limit] = parse(argv[old], flag);
   }
   return limits;
 }
@@ -302,14 +290,6 @@ function parseTolerance(value) {
   if (/^0+(?:\.0+)?(ms|s)?$/.test(text)) return { ms: 0 };
   if (/^\d+(?:\.\d+)?(ms|s|m)$/.test(text)) return { ms: parseDuration(text, '--tolerance') };
   throw new UsageError(`invalid --tolerance "${value}": use a percentage such as 10% or a duration such as 25ms`);
-}
-
-/** How the verdict is printed: text, or json (--json); the old --format (lib/deprecated-flags.js) can still ask for markdown. */
-function checkOutputFormat(argv) {
-  if (argv.format == null) return argv.json ? 'json' : 'text';
-  if (!['text', 'markdown', 'json'].includes(argv.format)) throw new UsageError(`invalid --format "${argv.format}": text, markdown or json`);
-  if (argv.json && argv.format === 'markdown') throw new UsageError('give --json or --format markdown, not both');
-  return argv.json ? 'json' : argv.format;
 }
 
 // coldstart bench
@@ -336,21 +316,26 @@ function parseRuntimes(value) {
   return [...new Set(names)];
 }
 
-/** --containers, or the old --docker [--runtime a,b] it replaced (lib/deprecated-flags.js); undefined: on this machine. */
-function containersFromArgv(argv) {
-  if (argv.runtime !== undefined && !argv.docker && argv.containers === undefined) throw new UsageError('--runtime goes with --docker');
-  return argv.docker ? argv.runtime ?? DEFAULT_RUNTIMES : argv.containers;
+/** A container's ready moment: --until line:/REGEX/, else `otherwise`, by default a line saying it listens. */
+function containerReadyLine(until, otherwise = /listening/i) {
+  return until.mode === 'line' ? until.pattern : otherwise;
 }
 
-/** A container's ready moment: --until line:/REGEX/, the old --ready-line, or a line saying it listens. */
-function readyLineFromArgv(argv, until) {
-  if (argv.readyLine === undefined) return until.mode === 'line' ? until.pattern : /listening/i;
-  if (until.mode === 'line') throw new UsageError('--ready-line is the old spelling of --until line:/REGEX/: give --until only');
-  try {
-    return require('./bounded-regex.js').boundedRegex(new RegExp(argv.readyLine, 'i'));
-  } catch (err) {
-    throw new UsageError(`invalid --ready-line "${argv.readyLine}": ${err.message}`);
+/**
+ * bench's seed scenarios by name, comma separated, the flag possibly repeated (the old --scenario,
+ * lib/deprecated-flags.js) -> the distinct names in the order given.
+ */
+function parseScenarios(value) {
+  const { SCENARIO_NAMES } = require('./bench/scenarios.js');
+  const names = [];
+  for (const word of listWords(value)) {
+    if (!SCENARIO_NAMES.includes(word)) {
+      const shown = word === '' ? 'an empty name' : `"${word}"`;
+      throw new UsageError(`unknown --scenario ${shown}: use ${SCENARIO_NAMES.join(', ')} (comma separated)`);
+    }
+    if (!names.includes(word)) names.push(word);
   }
+  return names;
 }
 
 // -o FILE: what its extension writes.
@@ -384,7 +369,7 @@ function outputFile(value, flag, cwd) {
 
 /**
  * --code-cache: 'run' alone (recorded from a second start of the app), 'compile' for --code-cache
- * compile, null without it. The old --no-code-cache-run (lib/deprecated-flags.js) still means compile.
+ * compile, null without it.
  */
 function codeCacheMode(argv) {
   const value = argv.codeCache;
@@ -392,7 +377,7 @@ function codeCacheMode(argv) {
   if (value !== '' && value !== 'compile') {
     throw new UsageError(`invalid --code-cache "${value}": give --code-cache alone (recorded from a second start of the app) or --code-cache compile (compiled without running the app); the app command goes after --`);
   }
-  return value === 'compile' || argv.codeCacheRun === false ? 'compile' : 'run';
+  return value === 'compile' ? 'compile' : 'run';
 }
 
 /** --after as milliseconds; 0 without it. */
@@ -404,7 +389,7 @@ function settleMs(argv) {
 
 module.exports = {
   afterWindowFromArgv, parseDuration, parseSize, parseLimits, parseUntil, parseBenchUntil, parseInterval, parseCount, listItems, parseEsm, captureOptions, lambdaOptions, captureOptionsFromArgv, parseRequestLine,
-  parseRuns, parseBudget, DEFAULT_TOLERANCE, parseTolerance, checkOutputFormat,
-  DEFAULT_RUNTIMES, parseCompareCommand, parseRuntimes, containersFromArgv, readyLineFromArgv, savedFromArgv, outputFile,
+  parseRuns, parseBudget, DEFAULT_TOLERANCE, parseTolerance,
+  DEFAULT_RUNTIMES, parseCompareCommand, parseRuntimes, containerReadyLine, parseScenarios, savedFromArgv, outputFile,
   codeCacheMode, settleMs,
 };

@@ -1,8 +1,7 @@
 'use strict';
 // The seed experiment's three scenarios, as small self-contained Node scripts placed next to a
 // copy of the fixture tree, so the same directory runs on this machine and as a Docker build
-// context. bench/seed-table.js times them through bench's plan (lib/bench/bench-plan.js); the old
-// `coldstart bench --scenario` still does for one release (lib/deprecated-flags.js):
+// context. bench/seed-table.js times them through bench's plan (lib/bench/bench-plan.js):
 //   require     load the app's module tree where it ships (the app then listens)
 //   regenerate  write the whole tree into a new temp directory, then load it from there
 //   cpu         spin for 1 s, then listen: the control, which touches no files
@@ -25,25 +24,6 @@ const DESCRIPTIONS = {
   regenerate: 'write the tree into a new temp directory, then load it from there',
   cpu: `spin for ${CPU_SPIN_MS / 1000} s, then listen (the control: no files)`,
 };
-
-/**
- * Reads --scenario: names separated by commas, the flag possibly repeated.
- * @param {string|string[]} value
- * @returns {string[]} distinct names in the order given
- * @throws {UsageError} for an unknown or empty name
- */
-function parseScenarios(value) {
-  const words = [].concat(value).flatMap((v) => String(v).split(',')).map((s) => s.trim());
-  const names = [];
-  for (const word of words) {
-    if (!SCENARIO_NAMES.includes(word)) {
-      const shown = word === '' ? 'an empty name' : `"${word}"`;
-      throw new UsageError(`unknown --scenario ${shown}: use ${SCENARIO_NAMES.join(', ')} (comma separated)`);
-    }
-    if (!names.includes(word)) names.push(word);
-  }
-  return names;
-}
 
 /** The fixture's entry and module system, from its package.json (index.js, CommonJS by default). */
 function readEntry(fixtureDir) {
@@ -203,4 +183,4 @@ function prepareScenarioApp({ fixture, into, scenarios }) {
   };
 }
 
-module.exports = { SCENARIO_NAMES, READY_LINE, CPU_SPIN_MS, parseScenarios, prepareScenarioApp, scenarioScripts };
+module.exports = { SCENARIO_NAMES, READY_LINE, CPU_SPIN_MS, prepareScenarioApp, scenarioScripts };

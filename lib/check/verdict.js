@@ -4,7 +4,7 @@
 // avoidable work the advice finds. Time is judged by an interval, never by one figure, and has
 // three answers: fail when the whole interval is beyond the limit; pass when the whole interval is
 // within it and narrow enough to have seen a change of the size that matters (the tolerance,
-// or the old --min-effect); inconclusive otherwise, with the spread measured and the runs it would
+// or minEffectMs when given); inconclusive otherwise, with the spread measured and the runs it would
 // take. Pure: samples in, verdicts out.
 const { DEFAULT_TOLERANCE } = require('../options.js');
 const { medianInterval, runsForMedianInterval, compareSamples, median, formatSignedMs, formatMedianInterval } = require('../stats.js');

@@ -2,15 +2,14 @@
 // coldstart bench: many cold starts of one or more ways to start an app, timed to the ready
 // moment, with statistics, a terminal histogram, and raw samples / a chart on request.
 const path = require('node:path');
-const { parseCount, parseBenchUntil, parseDuration, parseLimits, DEFAULT_RUNTIMES, parseCompareCommand, parseRuntimes, containersFromArgv, readyLineFromArgv, savedFromArgv, outputFile } = require('../options.js');
+const { parseCount, parseBenchUntil, parseDuration, parseLimits, DEFAULT_RUNTIMES, parseCompareCommand, parseRuntimes, containerReadyLine, savedFromArgv } = require('../options.js');
 const { UsageError } = require('../errors.js');
 
 const DEFAULT_BASE_IMAGE = 'coldstart-node:local';
 
 /** --node goes with one app command, run on this machine; its entries, not yet resolved. */
-function checkNodeUse(argv, commands, scenarios, inDocker, ctx) {
+function checkNodeUse(argv, commands, inDocker, ctx) {
   if (argv.compare !== undefined) throw new UsageError('--node compares Node versions on one app command: use it without --compare');
-  if (scenarios.length) throw new UsageError('--node times an app command: use it without --scenario');
   if (inDocker) throw new UsageError('--node runs on this machine: with --containers, build --base-image from the node binary to time');
   if (!commands.length) throw new UsageError('--node needs the app command after --, e.g. coldstart bench --node 22,24 -- node server.js');
   const { parseNodeList, checkStartsNode } = require('../bench/node-versions.js');
@@ -99,38 +98,32 @@ module.exports = {
  * files to write the result to.
  */
 async function benchFlags(argv, ctx) {
-  // --warmup, --ready-line, --html, --csv, --scenario and --fixture are old flags
-  // (lib/deprecated-flags.js), read for one more release.
   const runs = parseCount(argv.runs, '-n', 1);
-  const warmup = argv.warmup === undefined ? 1 : parseCount(argv.warmup, '--warmup', 0);
   const until = parseBenchUntil(argv.until);
   if (until.mode === 'duration') {
     throw new UsageError(`--until ${argv.until}: bench times the way to listen or to exit; a fixed duration has nothing to time`);
   }
   const timeoutMs = parseDuration(argv.timeout, '--timeout');
   const limits = parseLimits(argv);
-  const scenarios = argv.scenario === undefined ? [] : require('../bench/scenarios.js').parseScenarios(argv.scenario);
-  if (argv.fixture !== undefined && !scenarios.length) throw new UsageError('--fixture goes with --scenario (the app the scenarios load)');
-  if (scenarios.length && until.mode !== 'listen') throw new UsageError('the scenarios end by listening: use --until listen with --scenario');
-  const containers = containersFromArgv(argv);
-  const inDocker = containers != null;
-  const runtimes = inDocker ? parseRuntimes(containers) : [];
+  // The internal values of old flags (lib/deprecated-flags.js): the seed scenarios, their app, the
+  // warm-up rounds, files written besides -o's and the app's line in a container.
+  const scenarios = argv.scenarios || [];
+  const inDocker = argv.containers != null;
+  const runtimes = inDocker ? parseRuntimes(argv.containers) : [];
   if (until.mode === 'line' && !inDocker) throw new UsageError(`--until ${argv.until}: a line of output is how a start in a container is seen: give --containers too, or use listen, exit or http:/path here`);
-  const readyLine = readyLineFromArgv(argv, until);
+  const readyLine = containerReadyLine(until, argv.readyPattern);
   const saved = savedFromArgv(argv, ctx.cwd);
-  const html = outputFile(argv.html, '--html', ctx.cwd);
-  const csv = outputFile(argv.csv, '--csv', ctx.cwd);
   const commands = benchCommands(argv, ctx, scenarios);
-  const nodeList = argv.node === undefined ? null : checkNodeUse(argv, commands, scenarios, inDocker, ctx);
+  const nodeList = argv.node === undefined ? null : checkNodeUse(argv, commands, inDocker, ctx);
   if (inDocker) await require('../docker.js').checkRuntimes(runtimes, '--containers'); // before any image is built
   const nodes = nodeList ? await resolveNodeList(nodeList, argv, ctx) : [];
   return {
     run: {
-      commands, nodes, scenarios, fixtureDir: argv.fixture, inDocker, runtimes, baseImage: argv.baseImage, readyLine,
+      commands, nodes, scenarios, fixtureDir: argv.fixtureDir, inDocker, runtimes, baseImage: argv.baseImage, readyLine,
       // In a container the line is the ready moment of listen: the runs go to it as they go to a listen.
-      cwd: ctx.cwd, env: ctx.env, runs, warmup, until: until.mode === 'line' ? { mode: 'listen' } : until, timeoutMs, limits,
+      cwd: ctx.cwd, env: ctx.env, runs, warmup: argv.warmupRounds ?? 1, until: until.mode === 'line' ? { mode: 'listen' } : until, timeoutMs, limits,
     },
-    written: [...(saved ? [saved] : []), ...(csv ? [{ file: csv, format: 'csv' }] : []), ...(html ? [{ file: html, format: 'html' }] : [])],
+    written: [...(saved ? [saved] : []), ...(argv.alsoWritten || [])],
   };
 }
 

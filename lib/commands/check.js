@@ -6,7 +6,7 @@
 const fs = require('fs');
 const path = require('path');
 const { UsageError } = require('../errors.js');
-const { parseDuration, captureOptions, captureOptionsFromArgv, parseRuns, parseBudget, parseTolerance, checkOutputFormat } = require('../options.js');
+const { captureOptions, captureOptionsFromArgv, parseRuns, parseBudget, parseTolerance } = require('../options.js');
 const { ensureWritableDir } = require('../output-target.js');
 const { readReport } = require('../report/read-report.js');
 const { shellWord, splitShellWords } = require('../shell-words.js');
@@ -47,11 +47,10 @@ module.exports = {
 /** The flags checked before the app runs (one line and exit 2 for a bad one), and the saved baseline read. */
 function checkFlags(argv, ctx) {
   const { runs, maxRuns } = parseRuns(argv);
-  // --min-effect is an old flag (lib/deprecated-flags.js), read for one more release: the tolerance otherwise.
-  const minEffectMs = argv.minEffect != null ? parseDuration(argv.minEffect, '--min-effect') : undefined;
   const budget = parseBudget(argv);
-  const limits = { ...budget, tolerance: parseTolerance(argv.tolerance), minEffectMs };
-  const format = checkOutputFormat(argv);
+  const limits = { ...budget, tolerance: parseTolerance(argv.tolerance), minEffectMs: argv.minEffectMs };
+  // verdictMarkdown: the verdict as Markdown on stdout (lib/deprecated-flags.js).
+  const format = argv.json ? 'json' : argv.verdictMarkdown ? 'markdown' : 'text';
   // The app's own output is not shown: the runs are measurements.
   const runOptions = { ...captureOptionsFromArgv(argv, ctx), stdout: undefined, stderr: undefined, profile: false };
   if (!argv.appCommand.length) throw new UsageError('missing app command: put it after --, e.g. coldstart check --budget 800ms -- node server.js');
@@ -95,8 +94,8 @@ function printCheck(result, argv, ctx, { format, baselineFile, baseline, baselin
   } else if (!argv.quiet || !result.ok) {
     ctx.stdout.write(summary.renderCheckText(result, { color: ctx.color, shownBaseline, updated: argv.updateBaseline }));
   }
-  // Under GitHub Actions the verdict goes to the job summary too, whatever stdout has (the old
-  // --format markdown prints it there already, for a `>> "$GITHUB_STEP_SUMMARY"` of its own).
+  // Under GitHub Actions the verdict goes to the job summary too, whatever stdout has (a Markdown
+  // verdict on stdout is there already, for a `>> "$GITHUB_STEP_SUMMARY"` of its own).
   if (format !== 'markdown') appendStepSummary(ctx, argv, markdown);
 }
 

@@ -3,7 +3,6 @@
 // runs (the reports either side of --, or two directories of reports), told apart from noise by the
 // statistics of lib/stats.js.
 const { UsageError } = require('../errors.js');
-const { parseCount } = require('../options.js');
 const { readReport, holdsRuns, runSets } = require('../report/read-report.js');
 
 module.exports = {
@@ -16,14 +15,14 @@ module.exports = {
     .example('# sets of runs, each a directory with a report.json', '').example('$0 diff before/1 before/2 before/3 before/4 -- after/1 after/2 after/3 after/4', '')
     .example('# two directories of reports', '').example('$0 diff runs-main runs-branch', ''),
   async run(argv, ctx) {
-    // --run-sets (and --runs before it) and --top are old flags (lib/deprecated-flags.js), read for one more release.
-    const top = argv.top === undefined ? undefined : parseCount(argv.top, '--top', 1);
+    // setsOfRuns and moverCount: internal values of old flags (lib/deprecated-flags.js).
+    const top = argv.moverCount;
     const positional = (argv.reports || []).map(String);
     const afterDash = (argv['--'] || []).map(String);
     const { diffReports, diffRuns, renderDiff } = require('../report/diff.js');
     let diff;
     let labels;
-    if (argv.runSets || argv.runs || afterDash.length || holdsRuns(positional, ctx.cwd)) {
+    if (argv.setsOfRuns || afterDash.length || holdsRuns(positional, ctx.cwd)) {
       const [beforeNames, afterNames] = runSets(positional, afterDash, ctx.cwd);
       const before = beforeNames.map((f) => readReport(f, ctx.cwd));
       const after = afterNames.map((f) => readReport(f, ctx.cwd));

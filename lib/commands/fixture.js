@@ -2,7 +2,6 @@
 // `coldstart fixture`: writes the seed experiment's app (N generated packages) to benchmark against.
 const path = require('node:path');
 const { parseCount } = require('../options.js');
-const { UsageError } = require('../errors.js');
 const { size } = require('../report/terminal-format.js');
 
 const DEFAULT_OUT = './coldstart-fixture';
@@ -27,16 +26,10 @@ module.exports = {
   },
   async run(argv, ctx) {
     // Lazy: only this command needs the generator. Its defaults make the seed experiment's app;
-    // --max-props, --seed and --depth are old flags (lib/deprecated-flags.js), read for one more release.
-    const { generateFixture, DEFAULTS: FIXED } = require('../fixtures/generate.js');
-    const options = {
-      modules: parseCount(argv.modules, '--modules', 1),
-      maxProps: argv.maxProps === undefined ? FIXED.maxProps : parseCount(argv.maxProps, '--max-props', 1),
-      seed: argv.seed === undefined ? FIXED.seed : parseCount(argv.seed, '--seed', 0),
-      depth: argv.depth === undefined ? FIXED.depth : parseCount(argv.depth, '--depth', 1),
-      esm: Boolean(argv.esModules),
-    };
-    if (options.seed > 0xffffffff) throw new UsageError(`invalid --seed "${argv.seed}": at most 4294967295`);
+    // generatorOptions, the internal value of old flags (lib/deprecated-flags.js), can change them.
+    const { generateFixture, DEFAULTS } = require('../fixtures/generate.js');
+    const { maxProps, seed, depth } = { ...DEFAULTS, ...argv.generatorOptions };
+    const options = { modules: parseCount(argv.modules, '--modules', 1), maxProps, seed, depth, esm: Boolean(argv.esModules) };
     const dir = path.resolve(ctx.cwd, argv.out || DEFAULT_OUT);
     const summary = await generateFixture({ dir, ...options });
 

@@ -30,18 +30,16 @@ module.exports = {
     const outDir = path.resolve(ctx.cwd, argv.out || '.coldstart');
     const options = captureOptionsFromArgv(argv, ctx); // validates before the out dir is made
     const after = afterWindowFromArgv(argv);
-    // --verify-runs, --rate and --keep-running are old flags (lib/deprecated-flags.js), read for one more release.
-    const verifyRuns = !argv.verifyAdvice ? 0 : argv.verifyRuns === undefined ? require('../capture/verify-lazy.js').VERIFY_RUNS : parseCount(argv.verifyRuns, '--verify-runs', 2);
+    // verifyStarts and keepAppRunning: internal values of old flags (lib/deprecated-flags.js).
+    const verifyRuns = !argv.verifyAdvice ? 0 : argv.verifyStarts ?? require('../capture/verify-lazy.js').VERIFY_RUNS;
     const runs = parseCount(argv.runs, '--runs', 1);
     if (argv.docker != null && runs > 1) throw new UsageError('--runs does not apply to --docker: run profile --docker again to compare');
-    if (argv.keepRunning && runs > 1) throw new UsageError('--keep-running leaves one app running: give it without --runs');
     if (argv.docker == null && argv.runtime != null) throw new UsageError('--runtime is the container runtime of --docker: give --docker IMAGE too');
-    if (argv.docker != null && argv.keepRunning) throw new UsageError('--keep-running does not work with --docker: the container ends with the capture');
     const made = ensureWritableDir(outDir);
     try {
       const lock = require('../output-lock.js').lockOutput(outDir); // one run's artifacts, not a mix of several
       try {
-        const profiling = { interval, after, coverage: argv.coverage || argv.verifyAdvice, keepRunning: argv.keepRunning };
+        const profiling = { interval, after, coverage: argv.coverage || argv.verifyAdvice, keepRunning: argv.keepAppRunning };
         return argv.docker != null
           ? await profileDocker(argv, ctx, outDir, { after, verifyRuns, timeoutMs: options.timeoutMs })
           : await profileHere(argv, ctx, outDir, { captureOptions: options, profiling, verifyRuns, runs });
@@ -86,10 +84,11 @@ function innerProfileArgs(argv) {
   if (argv.root) args.push('--root', argv.root);
   if (argv.coverage) args.push('--coverage');
   if (argv.verifyAdvice) args.push('--verify-advice');
-  if (argv.verifyRuns !== undefined) args.push('--verify-runs', argv.verifyRuns);
   if (argv.after != null) args.push('--after', argv.after);
   for (const request of [].concat(argv.request || [])) args.push('--request', request);
-  if (argv.rate != null) args.push('--rate', argv.rate);
+  // No flag has these now: the capture inside, this coldstart too, takes them by their old names.
+  if (argv.verifyStarts != null) args.push('--verify-runs', String(argv.verifyStarts));
+  if (argv.requestRate != null) args.push('--rate', String(argv.requestRate));
   // A Lambda function: its handler and event are the image's files, found in its WORKDIR.
   if (argv.lambda != null) args.push('--lambda', argv.lambda);
   if (argv.event != null) args.push('--event', argv.event);

@@ -20,10 +20,10 @@ module.exports = {
     .example('# print a file:// URL and exit', '').example('$0 view --no-open', ''),
   async run(argv, ctx) {
     const { resolveTarget } = require('../report/view-target.js');
-    // --report, --serve, --once and --port are old flags (lib/deprecated-flags.js), read for one more release.
-    const target = resolveTarget({ file: argv.file, report: argv.report, dir: argv.out }, ctx.cwd);
+    // findReport, useServer, stopWhenLoaded and serverPort: internal values of old flags (lib/deprecated-flags.js).
+    const target = resolveTarget({ file: argv.file, report: argv.findReport, dir: argv.out }, ctx.cwd);
     if (target.kind === 'report') return showReport(target, argv, ctx);
-    if (!(argv.serve ?? argv.open)) return showProfileFromDisk(target.profile, argv, ctx);
+    if (!(argv.useServer ?? argv.open)) return showProfileFromDisk(target.profile, argv, ctx);
     return serveProfile(target.profile, argv, ctx);
   },
 };
@@ -53,12 +53,13 @@ function showProfileFromDisk(profile, argv, ctx) {
   return 0;
 }
 
-/** Serves speedscope and the profile on 127.0.0.1 until Ctrl-C (or, with the old --once, until loaded). */
+/** Serves speedscope and the profile on 127.0.0.1 until Ctrl-C (or, stopWhenLoaded, until loaded). */
 async function serveProfile(profile, argv, ctx) {
-  const port = Number(argv.port ?? 0);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid --port "${argv.port}": a whole number from 0 to 65535`);
+  // Checked here, where a server starts, as it always was: a report or a file:// URL never read it.
+  const port = Number(argv.serverPort ?? 0);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid --port "${argv.serverPort}": a whole number from 0 to 65535`);
   const { serveSpeedscope } = require('../report/speedscope-server.js');
-  const server = await serveSpeedscope(profile, { port, once: argv.once });
+  const server = await serveSpeedscope(profile, { port, once: argv.stopWhenLoaded });
   const { trapInterrupts } = require('../interrupt.js');
   const traps = trapInterrupts();
   try {
@@ -68,7 +69,7 @@ async function serveProfile(profile, argv, ctx) {
       ctx.stdout.write(JSON.stringify({ kind: 'profile', file: profile, url: server.url, opened: opened.opened, serving: true, port: server.port }, null, 2) + '\n');
     } else if (!argv.quiet) {
       ctx.stdout.write(profileLines({ shown: path.relative(ctx.cwd, profile) || profile, profile, url: server.url, opened, port: server.port }).join('\n') + '\n');
-      ctx.stdout.write(argv.once
+      ctx.stdout.write(argv.stopWhenLoaded
         ? `Serving on 127.0.0.1:${server.port} until the profile has been loaded once.\n`
         : `Serving on 127.0.0.1:${server.port}; press Ctrl-C to stop.\n`);
     }

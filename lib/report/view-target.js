@@ -7,7 +7,7 @@ const { UsageError, CommandError } = require('../errors.js');
 
 /**
  * What to show: { kind: 'report', html } or { kind: 'profile', profile }.
- * @param {{file?: string, report?: boolean, dir?: string}} wanted a named file, the old --report, the output directory
+ * @param {{file?: string, report?: boolean, dir?: string}} wanted a named file, a report rather than a profile, the output directory
  */
 function resolveTarget({ file: named, report, dir }, cwd) {
   if (!named) return findInDir(path.resolve(cwd, dir || '.coldstart'), report, cwd);
