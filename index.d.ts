@@ -424,6 +424,8 @@ export interface BenchOptions {
   containers?: string[] | null;
   /** Image with node to build on (containers). */
   baseImage?: string;
+  /** Every run with this share of one CPU and under this memory limit (--cpus, --memory). */
+  limits?: { cpus: number | null; memoryBytes: number | null } | null;
 }
 
 /** What bench() resolves to: the result `coldstart bench --json` prints. */

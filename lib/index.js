@@ -82,16 +82,16 @@ function bundle(options) {
  * `runs` times after one warm-up round, here or in fresh containers under each of `containers`
  * (runtimes), alternated. Resolves to the result `coldstart bench --json` prints; nothing is printed.
  * @param {{ commands: string[][], cwd?: string, env?: object, runs?: number, until?: string,
- *   timeoutMs?: number, containers?: string[], baseImage?: string }} options until: as the CLI's
- *   --until (listen, exit, http:/path, line:/REGEX/ in containers)
+ *   timeoutMs?: number, containers?: string[], baseImage?: string, limits?: { cpus: ?number, memoryBytes: ?number } }} options
+ *   until: as the CLI's --until (listen, exit, http:/path, line:/REGEX/ in containers); limits: as --cpus and --memory
  */
 function bench(options) {
-  const { commands, cwd = process.cwd(), env = process.env, runs = 20, until = 'listen', timeoutMs = 60000, containers = null, baseImage = 'coldstart-node:local' } = options;
+  const { commands, cwd = process.cwd(), env = process.env, runs = 20, until = 'listen', timeoutMs = 60000, containers = null, baseImage = 'coldstart-node:local', limits = null } = options;
   const { parseBenchUntil, containerReadyLine } = require('./options.js');
   const ready = parseBenchUntil(until);
   return require('./bench/bench-plan.js').runBenchPlan({
     commands, nodes: [], scenarios: [], inDocker: Boolean(containers), runtimes: containers || [], baseImage, readyLine: containerReadyLine(ready),
-    cwd, env, runs, warmup: 1, until: ready.mode === 'line' ? { mode: 'listen' } : ready, timeoutMs,
+    cwd, env, runs, warmup: 1, until: ready.mode === 'line' ? { mode: 'listen' } : ready, timeoutMs, limits,
   });
 }
 

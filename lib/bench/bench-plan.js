@@ -65,7 +65,11 @@ async function runBenchPlan({
     fs.rmSync(scratch, { recursive: true, force: true });
   }
 
-  return { tool: 'coldstart bench', machine: runner.describeMachine(), notes, ...result };
+  if (!limits) return { tool: 'coldstart bench', machine: runner.describeMachine(), notes, ...result };
+  const { cpus, memoryBytes } = limits;
+  const under = [cpus ? `with ${cpus} of a CPU` : '', memoryBytes ? `under a ${require('../byte-size.js').formatLimit(memoryBytes)} memory limit` : ''].filter(Boolean).join(' and ');
+  notes.unshift(`every run ${under} (${inDocker ? 'docker run --cpus/--memory' : 'a cgroup made for each run'})`);
+  return { tool: 'coldstart bench', machine: runner.describeMachine(), notes, ...result, limits };
 }
 
 /** The scenario app: a copy of the fixture (given, or generated) plus the scenario scripts (also a build context). */

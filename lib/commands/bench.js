@@ -75,11 +75,6 @@ module.exports = {
     const plan = await benchFlags(argv, ctx);
     const progress = benchProgress(argv, ctx);
     const result = await require('../bench/bench-plan.js').runBenchPlan({ ...plan.run, onProgress: progress.phase }).finally(progress.done);
-    if (plan.run.limits) {
-      const { cpus, memoryBytes } = plan.run.limits;
-      result.limits = plan.run.limits;
-      result.notes.unshift(`every run ${[cpus ? `with ${cpus} of a CPU` : '', memoryBytes ? `under a ${require('../byte-size.js').formatLimit(memoryBytes)} memory limit` : ''].filter(Boolean).join(' and ')} (${plan.run.inDocker ? 'docker run --cpus/--memory' : 'a cgroup made for each run'})`);
-    }
     const { writeFileAtomic } = require('../write-atomic.js');
     for (const w of plan.written) writeFileAtomic(w.file, renderFile(result, w.format));
     if (argv.json) {
