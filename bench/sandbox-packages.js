@@ -350,4 +350,4 @@ async function main(argv = process.argv.slice(2)) {
 
 if (require.main === module) require('./run-as-script.js').runAsScript('sandbox-packages', main);
 
-module.exports = { main, runBenchmark, renderMarkdown, packageFigures, APPS };
+module.exports = { main, runBenchmark, renderMarkdown, packageFigures, spearman, removeLeftoverContainers, APPS };
