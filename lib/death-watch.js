@@ -3,9 +3,14 @@
 // this process runs when it is killed with SIGKILL, so the shell polls its PID (five times a
 // second) and, once it is gone, runs the commands given (end the app's process group, remove a
 // container and a scratch folder). Dismissed when the work ends normally. No shell: nothing.
+// Where no `sleep` takes a fraction of a second (none on the PATH in slim images, or a busybox
+// without fractions: the shell's loop would spin, a fork every few ms, and take a CPU from the
+// app) this Node polls instead.
 const { spawn } = require('node:child_process');
 
 const quoted = (word) => `'${String(word).replace(/'/g, "'\\''")}'`;
+// Returns once the process given as its argument is gone.
+const WAIT_IN_NODE = 'const pid = Number(process.argv[1]); setInterval(() => { try { process.kill(pid, 0); } catch { process.exit(0); } }, 200);';
 
 /**
  * @param {string[][]} commands each a command and its arguments, run in turn, errors ignored
@@ -13,7 +18,9 @@ const quoted = (word) => `'${String(word).replace(/'/g, "'\\''")}'`;
  */
 function watchForDeath(commands) {
   const then = commands.map((words) => `${words.map(quoted).join(' ')} >/dev/null 2>&1`).join('; ');
-  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 0.2; done; ${then || ':'}`;
+  const wait = `while kill -0 ${process.pid} 2>/dev/null; do sleep 0.2; done`;
+  const waitInNode = `${quoted(process.execPath)} -e ${quoted(WAIT_IN_NODE)} ${process.pid}`;
+  const script = `if sleep 0.01 >/dev/null 2>&1; then ${wait}; else ${waitInNode}; fi; ${then || ':'}`;
   let child = null;
   try {
     child = spawn('/bin/sh', ['-c', script], { detached: true, stdio: 'ignore' });
