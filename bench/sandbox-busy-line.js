@@ -2,8 +2,8 @@
 'use strict';
 // Is the busy line true inside gVisor? gVisor shows no run queue and no load average, and its CPU
 // clocks count a thread's waits as CPU, so there `profile --docker` reports as machine.offCpuMs the
-// time the CPU profile saw the app's thread not running (its gaps) and says "the machine was busy or
-// its system calls slow: the app was not running X ms". This compares X, run by run, with the
+// time the CPU profile saw the app's thread not running (its gaps) and says "the machine was busy:
+// the app was not running X ms". This compares X, run by run, with the
 // host's own account of the same window: the run_delay (time waiting on a run queue, the 2nd field
 // of /proc/<pid>/task/<tid>/schedstat) of the sandbox's threads, under 0, 2 and 4 busy loops on
 // the host.

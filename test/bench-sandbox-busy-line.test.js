@@ -49,7 +49,7 @@ test('sandbox-busy-line: the markdown has a row per run, the medians per load an
       host: [[0, 4], [500, 4]],
     }, 0, 500);
     return { loops, ahead, offCpuMs: x, offCpuShare: x / 500, profiledMs: 500, readyAt: 600, loadAverage: 3, window: w, container: w, covered: true,
-      appStubBeforeMs: 300, appStubAfterMs: 4000, busyLine: 'the machine was busy or its system calls slow: the app was not running' };
+      appStubBeforeMs: 300, appStubAfterMs: 4000, busyLine: 'the machine was busy: the app was not running' };
   };
   const report = {
     runtime: 'runsc-2024', runsc: 'runsc version test', runs: 2, loads: [0, 2], ahead: true, sleep: true, warmup: 1, intervalMs: 10, packages: 68, seconds: 1,

@@ -127,10 +127,12 @@ function busyLine(machine, runs) {
   // A kernel that shows no load average (gVisor's reads 0 whatever runs) is not quoted.
   const load = machine.loadAverage ? `load average ${machine.loadAverage[0]}${machine.loadAverageOf ? ` of ${machine.loadAverageOf}` : ''} on ${count(machine.cpus, 'CPU')}`
     : 'this kernel shows no load average and no run queue, as gVisor\'s does not';
-  // No run queue to read (gVisor, macOS): the profile's gaps are all there is.
+  // No run queue to read (gVisor, macOS): the profile's gaps are all there is. Under gVisor they were
+  // measured against the host's run queue: a wait for a CPU, none of it slow system calls (the
+  // sandbox shows their cost as running time), its own threads competing on a few CPUs.
   if (machine.runQueueMs == null) {
-    return `the machine was busy or its system calls slow: the app was not running ${ms(machine.offCpuMs)}, ${pct(machine.offCpuShare)} ` +
-      `of the profiled time (${load}${floor}); module times leave out the time the profile saw the app not running`;
+    return `the machine was busy: the app was not running ${ms(machine.offCpuMs)}, ${pct(machine.offCpuShare)} of the profiled time, waiting for a CPU ` +
+      `(${load}${floor}; in a sandbox its own threads take CPUs too); module times leave out the time the profile saw the app not running`;
   }
   return `the machine was busy: the app waited for a CPU ${ms(machine.runQueueMs)}, ${pct(machine.runQueueShare)} of the profiled time (${load}${floor}); ` +
     'module times are the CPU they used, the rest is shown apart';
@@ -289,4 +291,4 @@ function gcShare(report) {
   return share >= GC_SHARE_NOTED ? { ms: cat.gc, share } : null;
 }
 
-module.exports = { renderProfileSummary, coldstartCommand, gcShare, noReuseLine, verifiedText };
+module.exports = { renderProfileSummary, coldstartCommand, gcShare, noReuseLine, verifiedText, busyLine };
