@@ -140,12 +140,12 @@ test('boot is explained, the bare-Node floor sits beside it, off-CPU time and a 
   assert.match(html, /<b>not running \(machine busy\)<\/b> 20\.0 ms/);
   assert.match(html, /time the thread was not on a CPU: it is nobody&#39;s code; a busy machine inflates it/);
   const header = /<header[\s\S]*?<\/header>/.exec(html)[0];
-  assert.match(header, /The machine was busy: for 23% of the profiled time the app was not running \(load average 6\.50 on 2 CPUs\); module times leave out the time the profile saw it not running\./);
+  assert.match(header, /The machine was busy: for 23% of the profiled time the app was not running, waiting for a CPU \(load average 6\.50 on 2 CPUs\); module times leave out the time the profile saw it not running\./);
   const waited = renderReportHtml(makeReport({ machine: { ...machine, runQueueMs: 21, runQueueShare: 0.16 } }));
   assert.match(waited, /The machine was busy: for 16% of the profiled time the app waited for a CPU \(load average 6\.50 on 2 CPUs\); module times are CPU they used\./);
   // A kernel that fakes its load average (gVisor's reads 0): none is quoted.
   const sandbox = /<header[\s\S]*?<\/header>/.exec(renderReportHtml(makeReport({ machine: { ...machine, loadAverage: null } })))[0];
-  assert.match(sandbox, /for 23% of the profiled time the app was not running; module times leave out/);
+  assert.match(sandbox, /for 23% of the profiled time the app was not running, waiting for a CPU; module times leave out/);
   assert.doesNotMatch(sandbox, /load average/);
 
   const calm = renderReportHtml(makeReport({ machine: { ...machine, busy: false, floorMs: null } }));

@@ -211,7 +211,7 @@ test('report.html leads with the advice, which fits its card at 1000 and 1400 px
     assert.match(boot, /Node start, before profiling/);
     assert.match(boot, /not the app's code/);
     assert.match(boot, /a bare Node that listens took 41\.7 ms here in the same run/);
-    assert.match(await page.textContent('#machine-busy'), /^The machine was busy: for 31% of the profiled time the app was not running \(load average 7\.92 on 4 CPUs\)/);
+    assert.match(await page.textContent('#machine-busy'), /^The machine was busy: for 31% of the profiled time the app was not running, waiting for a CPU \(load average 7\.92 on 4 CPUs\)/);
     assert.deepStrictEqual(problems, []);
   } finally {
     await page.close();

@@ -362,7 +362,7 @@ function renderBusyBanner(report) {
     ? ` (load average ${m.loadAverage[0].toFixed(2)}${m.loadAverageOf ? ` of ${m.loadAverageOf}` : ''}${Number.isFinite(m.cpus) ? ` on ${count(m.cpus, 'CPU')}` : ''})` : '';
   // Without a run queue to read (gVisor, macOS) the profile's gaps are all that is known.
   const queue = Number.isFinite(m.runQueueShare);
-  const what = queue ? 'the app waited for a CPU' : 'the app was not running';
+  const what = queue ? 'the app waited for a CPU' : 'the app was not running, waiting for a CPU';
   return `<p class="busy" id="machine-busy">The machine was busy: for ${esc(share)} of the profiled time ${what}${esc(load)}; ` +
     `${queue ? 'module times are CPU they used' : 'module times leave out the time the profile saw it not running'}.</p>`;
 }
