@@ -377,7 +377,7 @@ async function sampleOnce(image, runtime, variant, timeoutMs, env, cpus = null) 
   const missing = wanted.map(([key]) => key).filter((key) => marks[key] === undefined);
   if (missing.length) throw new CommandError(`no ${missing.join(', ')} line: ${describe()}`, { code: 'BENCH_NO_MARK' });
   const inProcessMs = probed ? listenUptime(r.stderr) : null;
-  if (probed && inProcessMs === null) throw new CommandError(`no listen-uptime line: ${describe()}`, { code: 'BENCH_NO_MARK' });
+  if (probed && inProcessMs === null) throw new CommandError(`no coldstart-listen line: ${describe()}`, { code: 'BENCH_NO_MARK' });
   // A mark that came in after the ready line was written before it: it is at most the ready time.
   for (const key of Object.keys(marks)) marks[key] = Math.min(marks[key], readyMs);
   const sample = { ms: readyMs, inProcessMs, marks, stdout: r.stdout, stderr: r.stderr };

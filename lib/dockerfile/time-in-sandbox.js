@@ -12,7 +12,7 @@ const { alternateRuns, DROP } = require('../measure/alternate-runs.js');
 
 const PROBE = path.join(__dirname, '..', 'in-app', 'listen-clock.cjs');
 const PROBE_DIR_IN_CONTAINER = '/coldstart-listen-clock';
-const LISTEN_LINE = /^coldstart-listen (\d+(?:\.\d+)?)$/m;
+const LISTEN_LINE = /^coldstart-listen (\d+(?:\.\d+)?)(?: |$)/m;
 
 /**
  * @param {object} options
