@@ -7,7 +7,8 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawn } = require('child_process');
-const { startTicks, sameProcess, recordChild, recordedChildren, killRecordedChildren } = require('../lib/in-app/process-start.cjs');
+const { startTicks, recordChild } = require('../lib/in-app/process-start.cjs');
+const { sameProcess, recordedChildren, killRecordedChildren } = require('../lib/in-app/recorded-children.cjs');
 const { isAlive, rm } = require('./helpers/app.js');
 
 const HAS_PROC = fs.existsSync('/proc/self/stat');

@@ -5,7 +5,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { copyFixture, runCli, rm, writeFiles } = require('./helpers/app.js');
-const { mayImport, mayImportLater } = require('../lib/in-app/module-timing.cjs');
+const { mayImport, mayImportLater } = require('../lib/in-app/import-keyword.cjs');
 
 test('an ESM app with top-level await: modules timed, files listed', async () => {
   const dir = copyFixture('esm-app');

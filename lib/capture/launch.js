@@ -8,7 +8,8 @@ const path = require('path');
 const { isNode } = require('../node-command.js');
 const { findPackageBin } = require('../package-bin.js');
 const { UNTIL_ENV } = require('../in-app/ready-moment.cjs');
-const { startTicks, sameProcess } = require('../in-app/process-start.cjs');
+const { startTicks } = require('../in-app/process-start.cjs');
+const { sameProcess } = require('../in-app/recorded-children.cjs');
 
 const AGENT = path.join(__dirname, '..', 'in-app', 'agent.cjs');
 

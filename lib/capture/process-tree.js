@@ -5,7 +5,7 @@
 const fs = require('fs');
 const path = require('path');
 const { attach } = require('./inspector.js');
-const { recordedChildren } = require('../in-app/process-start.cjs');
+const { recordedChildren } = require('../in-app/recorded-children.cjs');
 const { CommandError } = require('../errors.js');
 
 /**

@@ -56,7 +56,7 @@ function leaveChannel(names) {
   const fs = require('fs');
   const path = require('path');
   const children = path.join(CHANNEL, `${process.pid}.children`);
-  try { require('./process-start.cjs').killRecordedChildren(children); } catch { /* none */ }
+  try { require('./recorded-children.cjs').killRecordedChildren(children); } catch { /* none */ }
   for (const name of [...names, `${process.pid}.children`]) {
     try { fs.unlinkSync(path.join(CHANNEL, name)); } catch { /* not there */ }
   }
@@ -126,22 +126,9 @@ function start() {
 
   // Our own modules, loaded before the loader is patched so that they are not counted as the app's.
   const { readyMoment, onReadyMoment, readyReason, answerOf } = require('./ready-moment.cjs');
-  // COLDSTART_RECORD=0: the inspector, the holds and the ready moment only, nothing patched or
-  // recorded (the overhead benchmark's decomposition, bench/profile-overhead.js --parts).
-  const recording = process.env.COLDSTART_RECORD !== '0';
-  const { recordModules } = recording ? require('./module-timing.cjs') : require('./record-nothing.cjs');
-  const { recordFileReads } = recording ? require('./file-reads.cjs') : require('./record-nothing.cjs');
-  // Outbound connections, requests and child processes until the ready moment (what startup waited on).
-  // COLDSTART_NETWORK=0 leaves it out (the overhead benchmark's control).
-  const network = process.env.COLDSTART_NETWORK === '0' || !recording ? null : require('./network-record.cjs').recordNetwork(hrNow);
-  // 2. Modules (module-timing.cjs), 3. files read with fs (file-reads.cjs), 4. ES module hooks.
-  const moduleTiming = recordModules(state, { hrNow, cpuNow });
-  const fileReads = recordFileReads(state, { hrNow, esmTimed: moduleTiming.esmTimed });
-  moduleTiming.recordEsm();
-  const { waitedForCpuMs: runQueueMs } = require('./process-start.cjs');
-
-  // 5. The ready moment: the first listen, the server's first answer, or the first 2xx of a
-  // readiness URL polled from then on. The listen is said apart.
+  // 2. The ready moment: the first listen, the server's first answer, or the first 2xx of a
+  // readiness URL polled from then on. The listen is said apart. Set before the loader is patched
+  // too: the readiness probe it loads for some moments is not the app's.
   const until = readyMoment();
   onReadyMoment(until, (server, moment) => {
     if (state.finished) return;
@@ -160,6 +147,20 @@ function start() {
       if (!state.finished && typeof binding === 'function') binding(JSON.stringify({ pid: process.pid, reason: 'exited', exitCode: code }));
     });
   }
+
+  // COLDSTART_RECORD=0: the inspector, the holds and the ready moment only, nothing patched or
+  // recorded (the overhead benchmark's decomposition, bench/profile-overhead.js --parts).
+  const recording = process.env.COLDSTART_RECORD !== '0';
+  const { recordModules } = recording ? require('./module-timing.cjs') : require('./record-nothing.cjs');
+  const { recordFileReads } = recording ? require('./file-reads.cjs') : require('./record-nothing.cjs');
+  // Outbound connections, requests and child processes until the ready moment (what startup waited on).
+  // COLDSTART_NETWORK=0 leaves it out (the overhead benchmark's control).
+  const network = process.env.COLDSTART_NETWORK === '0' || !recording ? null : require('./network-record.cjs').recordNetwork(hrNow);
+  // 3. Modules (module-timing.cjs), 4. files read with fs (file-reads.cjs), 5. ES module hooks.
+  const moduleTiming = recordModules(state, { hrNow, cpuNow });
+  const fileReads = recordFileReads(state, { hrNow, esmTimed: moduleTiming.esmTimed });
+  moduleTiming.recordEsm();
+  const { waitedForCpuMs: runQueueMs } = require('./process-start.cjs');
 
   resumeUs = hrNow();
   const resumeCpuUs = cpuNow();

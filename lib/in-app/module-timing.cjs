@@ -27,6 +27,8 @@ function recordModules(state, clock) {
   const timedInThread = Boolean(esmHooks) && inThreadHooks; // ES modules timed by in-thread hooks
   const hooksThread = esmHooks === 'now' && !inThreadHooks ? require('./esm-hooks-thread.cjs') : null;
   const onFirstEsm = timedInThread && esmHooks === 'on-first-esm';
+  // Then only, source is searched for the import keyword: it brings the hooks in, and keeps them.
+  const importKeyword = onFirstEsm ? require('./import-keyword.cjs') : null;
   const seen = { modules: [], builtins: new Set(), resolutions: [], requires: [], esm: [], esmResolutions: [], esmMarks: new Map() };
   // The ES module hooks: in-thread ones once made, the hooks thread once started, the registration
   // while the hooks are in, and whether they stay in for good.
@@ -38,7 +40,7 @@ function recordModules(state, clock) {
     if (record.type === 'resolve') seen.esmResolutions.push([record.parentURL, record.specifier, record.url]);
     else seen.esm.push(record);
   };
-  const registerInThread = inThreadHooks ? esmHooksInThread(state, esm, noteEsm, onFirstEsm) : null;
+  const registerInThread = inThreadHooks ? esmHooksInThread(state, esm, noteEsm, importKeyword) : null;
   return {
     esmTimed: () => esm.hooks !== null, // whether hooks time the ES modules loaded now (reads stand in for them otherwise)
     // Loader hooks time ES modules' resolve and load; these marks time their evaluation.
@@ -126,9 +128,10 @@ function recordRequires(state, seen) {
 
 /**
  * In-thread ES module hooks (Node 22.15+), kept on top of any the app registers later.
+ * @param {?object} importKeyword import-keyword.cjs, where they come in at the first sign of ES modules
  * @returns {() => void} registers them (made the first time), unless they are in already
  */
-function esmHooksInThread(state, esm, noteEsm, onFirstEsm) {
+function esmHooksInThread(state, esm, noteEsm, importKeyword) {
   function registerInThread() {
     if (esm.hooks) return;
     if (!esm.inThread) esm.inThread = ownModule(state, './esm-timing.cjs').esmTimingHooks(noteEsm);
@@ -137,10 +140,10 @@ function esmHooksInThread(state, esm, noteEsm, onFirstEsm) {
   // The load hook, which also sees each ES module's source: an import() in one keeps the hooks.
   function loadAndWatch(url, context, nextLoad) {
     const result = esm.inThread.load(url, context, nextLoad);
-    if (!esm.keep && result && result.format === 'module' && mayImportLater(result.source)) esm.keep = true;
+    if (!esm.keep && result && result.format === 'module' && importKeyword.mayImportLater(result.source)) esm.keep = true;
     return result;
   }
-  if (onFirstEsm) hooksWhileEsmLoads(state, esm, registerInThread);
+  if (importKeyword) hooksWhileEsmLoads(state, esm, registerInThread, importKeyword);
   // Hooks registered later run first: one that serves modules itself (start's preload serves them
   // from memory) would keep them from ours. Ours go back on top of any that come after them.
   const registerHooks = Module.registerHooks;
@@ -155,7 +158,7 @@ function esmHooksInThread(state, esm, noteEsm, onFirstEsm) {
 // CommonJS code compiled: the sign of ES modules to come. A require() of an ES module loads and
 // runs its whole graph before it returns: the hooks are there for that long (a window). Code
 // that may import() later (in CommonJS or in an ES module of such a graph) keeps them for good.
-function hooksWhileEsmLoads(state, esm, registerInThread) {
+function hooksWhileEsmLoads(state, esm, registerInThread, { mayImport, mayImportLater }) {
   const origCompile = Module.prototype._compile;
   let windows = 0;
   Module.prototype._compile = function coldstartCompile(content, filename, format) {
@@ -262,58 +265,6 @@ function startsAsEsm() {
   return require('./package-type.cjs').packageTypeReader(readFileSync)(entry) === 'module';
 }
 
-// `import` as a keyword in CommonJS source: an import() to come, or ES module syntax Node may yet
-// find in a file of a package without a "type" (which it then loads as an ES module). Searched, not
-// parsed: most modules have no `import` at all, and String.prototype.indexOf passes over them
-// fast. Not counted: the word in a comment that starts on its line (`/** @type {import('./x')} */`,
-// ` * @param {import('y').Z}`, `// import ...`), and what no import can be followed by
-// (`eslint-disable import/no-cycle`). The word in a string, or in a comment that began on an
-// earlier line without a `*`, only brings the hooks in early.
-function mayImport(content) {
-  if (typeof content !== 'string') return false;
-  for (let i = content.indexOf('import'); i !== -1; i = content.indexOf('import', i + 6)) {
-    if (!isWordChar(content.charCodeAt(i - 1)) && FOLLOWS_IMPORT.test(content[i + 6] || '') && !inComment(content, i)) return true;
-  }
-  return false;
-}
-
-// What follows the keyword: white space, `(` (import()), `.` (import.meta), `{`, `*` or a quote
-// (an import statement).
-const FOLLOWS_IMPORT = /^[\s({.*'"]$/;
-
-/** An import() in source (CommonJS or an ES module), outside comments: what may load ES modules later. */
-function mayImportLater(content) {
-  if (typeof content !== 'string') return false;
-  for (let i = content.indexOf('import'); i !== -1; i = content.indexOf('import', i + 6)) {
-    if (isWordChar(content.charCodeAt(i - 1))) continue;
-    let after = i + 6;
-    while (isSpace(content.charCodeAt(after))) after++;
-    if (content.charCodeAt(after) === 40 && !inComment(content, i)) return true; // (
-  }
-  return false;
-}
-
-function isSpace(c) {
-  return c === 32 || c === 9 || c === 10 || c === 13;
-}
-
-/** Whether position i is in a comment: its line starts with `//`, `/*` or `*`, or a `/*` before it on its line is closed after it. */
-function inComment(content, i) {
-  const lineStart = content.lastIndexOf('\n', i) + 1;
-  let at = lineStart;
-  while (content.charCodeAt(at) === 32 || content.charCodeAt(at) === 9) at++;
-  const c = content.charCodeAt(at);
-  if (c === 42 || (c === 47 && (content.charCodeAt(at + 1) === 47 || content.charCodeAt(at + 1) === 42))) return true;
-  const open = content.lastIndexOf('/*', i);
-  if (open < lineStart) return false;
-  const close = content.indexOf('*/', open + 2);
-  return close === -1 || close > i;
-}
-
-function isWordChar(c) {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36;
-}
-
 function kindOf(filename) {
   if (filename.endsWith('.json')) return 'json';
   if (filename.endsWith('.node')) return 'addon';
@@ -321,4 +272,4 @@ function kindOf(filename) {
   return 'cjs';
 }
 
-module.exports = { recordModules, mayImport, mayImportLater };
+module.exports = { recordModules };

@@ -16,10 +16,10 @@ const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 
 /**
  * Calls onReady(server, moment) at the ready moments decided inside the app: 'listen' (the first
- * listen on a port); a server's first answer ('answer:/path', firstAnswer) as the first user's
- * request sees it; a readiness URL (its first 2xx, asked every 10 ms from the first listen on, as a
- * platform's startup probe would). moment: {listenUs (process.hrtime's clock, µs), address (the
- * server's, taken at its listen), answer?, unanswered?}.
+ * listen on a port); a server's first answer ('answer:/path') as the first user's request sees it;
+ * a readiness URL (its first 2xx, asked every 10 ms from the first listen on, as a platform's
+ * startup probe would). The last two ask the server (readiness-probe.cjs). moment: {listenUs
+ * (process.hrtime's clock, µs), address (the server's, taken at its listen), answer?, unanswered?}.
  * Returns false for the others ('exit', a duration), which the caller handles. onListen() is
  * called at a first answer's listen.
  */
@@ -33,6 +33,8 @@ function onReadyMoment(until, onReady, onListen = () => {}) {
   }
   const answer = /^answer:(\/.*)$/s.exec(until);
   if (!answer && !until.startsWith('http:')) return false;
+  // Only these moments ask the server: loaded now, as the moment is set, before the app's own loads.
+  const { firstAnswer, pollUntilReady } = require('./readiness-probe.cjs');
   let asking = false;
   onListening((server) => {
     if (asking) return;
@@ -44,18 +46,6 @@ function onReadyMoment(until, onReady, onListen = () => {}) {
     } else pollUntilReady(until, at.address, () => onReady(server, at));
   });
   return true;
-}
-
-/**
- * Asks a server that listened GET path until it answers with a status below 500: done({answer:
- * {status}}). One with no 'request' listener (gRPC, raw TCP) or that does not answer in HTTP is
- * ready at its listen: done({answer: null, unanswered}). TLS servers are asked over TLS.
- */
-function firstAnswer(path, server, address, done) {
-  if (server.listenerCount('request') === 0 || !address) return done({ answer: null, unanswered: 'not an HTTP server' });
-  const host = [undefined, '::', '0.0.0.0'].includes(address.address) ? '127.0.0.1' : address.address;
-  askUntil({ host, port: address.port, path }, typeof server.addContext === 'function', (status) => status < 500,
-    (status) => done({ answer: { status } }), (err) => done({ answer: null, unanswered: `no HTTP answer (${err.code || err.message})` }), server);
 }
 
 /** The reason a ready process gives: 'listen', 'answer' or 'probe' (a readiness URL). */
@@ -74,35 +64,6 @@ function answerOf({ answer, unanswered }) {
  */
 const PROBE_HEADER = 'x-coldstart-readiness-probe';
 const PROBING = Symbol.for('coldstart.probing');
-
-function pollUntilReady(url, address, done) {
-  const [, host, port, path] = /^http:(?:\/\/([^/]*?)?:(\d+))?(\/.*)$/.exec(url);
-  const target = port ? Number(port) : address && address.port; // closed: the CLI's timeout says so
-  askUntil({ host: host && host !== 'localhost' ? host.replace(/^\[|\]$/g, '') : '127.0.0.1', port: target, path }, false, (status) => status >= 200 && status < 300, done);
-}
-
-/**
- * GET target every 10 ms (over TLS whatever the certificate, when tls) until accepts(its status):
- * done(status). An error other than a refused connection (or one from a server that closed) ends
- * the asking with fail(err), when given.
- */
-function askUntil(target, tls, accepts, done, fail, server) {
-  const get = require(tls ? 'https' : 'http').get;
-  const again = () => setTimeout(ask, 10);
-  function ask() {
-    globalThis[PROBING] = true;
-    try {
-      get({ ...target, agent: false, headers: { [PROBE_HEADER]: '1' }, ...(tls ? { rejectUnauthorized: false } : {}) }, (res) => {
-        res.resume();
-        if (accepts(res.statusCode)) done(res.statusCode);
-        else again();
-      }).on('error', (err) => (fail && (err.code !== 'ECONNREFUSED' || !server.listening) ? fail(err) : again()));
-    } finally {
-      globalThis[PROBING] = false;
-    }
-  }
-  ask();
-}
 
 /**
  * Calls onListen(server) when any net.Server (http, https, http2, gRPC, ...) starts listening
