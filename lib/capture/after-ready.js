@@ -6,6 +6,7 @@ const { CommandError } = require('../errors.js');
 const { trimProfile } = require('./trim-profile.js');
 const { driveRequests, targetOf } = require('./request-driver.js');
 const { errorLine } = require('./capture-failure.js');
+const { msSinceStart } = require('../in-app/ready-moment.cjs');
 
 /** Resolves after ms, or at once when signal aborts. */
 function runOn(ms, signal) {
@@ -62,7 +63,7 @@ async function afterReadyWindow(session, payload, { after, profile, coverage, si
     const first = sent[0];
     throw new CommandError(`the app answered none of the ${sent.length} requests after its ready moment: ${first.method} ${first.path}: ${first.error}`, { code: 'APP_FAILED' });
   }
-  return { usedBy: covering ? Object.fromEntries(usedBy) : null, startMs: (later.releasedUs - later.startUs - later.pausedUs) / 1000, endMs: later.readyAt, network: later.network, profile: afterProfile, sent };
+  return { usedBy: covering ? Object.fromEntries(usedBy) : null, startMs: msSinceStart(later.releasedUs, later.startUs, later.pausedUs), endMs: later.readyAt, network: later.network, profile: afterProfile, sent };
 }
 
 module.exports = { afterSettling, afterReadyWindow };

@@ -6,6 +6,7 @@ const { serveRuntimeApi, parseError } = require('./lambda-runtime-api.js');
 const { lambdaEnvironment } = require('./lambda-function.js');
 const { CommandError } = require('../errors.js');
 const { captureResult, resultHead } = require('./capture-result.js');
+const { msSinceStart } = require('../in-app/ready-moment.cjs');
 
 /**
  * The Runtime API and the environment Lambda gives a function. It settles the capture's outcome:
@@ -44,8 +45,8 @@ async function lambdaResult(what, { run, tree, profile, timingOnly }) {
     const [pid, startUs] = await tree.newestClock();
     return {
       ...resultHead(run), timingOnly: true,
-      pid, readyAt: (what.atUs - startUs) / 1000, address: null,
-      lambda: { initMs: (what.initUs - startUs) / 1000, invoke },
+      pid, readyAt: msSinceStart(what.atUs, startUs), address: null,
+      lambda: { initMs: msSinceStart(what.initUs, startUs), invoke },
     };
   }
   const session = await tree.newestSession();
@@ -54,7 +55,7 @@ async function lambdaResult(what, { run, tree, profile, timingOnly }) {
   const cpuProfile = profile ? await session.stopProfile() : null;
   if (!payload) throw new CommandError('the function gave no data before it was stopped');
   const result = captureResult(payload, run, { profile: cpuProfile, ancestors: await tree.ancestorsOf(session), covered });
-  result.lambda = { handler: run.lambda.handler, initMs: (what.initUs - payload.startUs - payload.pausedUs) / 1000, invoke };
+  result.lambda = { handler: run.lambda.handler, initMs: msSinceStart(what.initUs, payload.startUs, payload.pausedUs), invoke };
   return result;
 }
 

@@ -6,6 +6,7 @@
 const { pathToFileURL } = require('url');
 const { packageOf } = require('../package-name.js');
 const { ownSegments, ownTotals } = require('../analyze/own-segments.js');
+const { msSinceStart } = require('../in-app/ready-moment.cjs');
 
 const round = (n) => Math.round(n * 1000) / 1000;
 
@@ -187,7 +188,7 @@ function addSampledEvaluation(unmarked, profile, clock) {
     owners.set(id, owner);
     return owner;
   };
-  const toMs = (us) => (us - clock.startUs - clock.pausedUs) / 1000;
+  const toMs = (us) => msSinceStart(us, clock.startUs, clock.pausedUs);
   let last = null;
   for (const s of timedSamples(profile)) {
     const rec = ownerOf(s.id);

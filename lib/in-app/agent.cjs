@@ -82,8 +82,6 @@ function cliWatcher(pid) {
   };
 }
 
-/** µs, the CPU profile's clock. */
-function hrNow() { return Number(process.hrtime.bigint() / 1000n); }
 // CPU time used (µs): a module's own time is what it ran, not what a busy machine kept it waiting.
 // The process's clock: Linux keeps it to the microsecond, while the thread's (threadCpuUsage)
 // moves in steps of up to a millisecond, more than most modules take. Helper threads count too;
@@ -93,16 +91,16 @@ function cpuNow() { const u = process.cpuUsage(); return u.user + u.system; }
 // The profiled run: the inspector handed to the CLI, modules, files and network recorded until the
 // ready moment, everything handed over there while the app is held.
 function start() {
-  // Taken before node:inspector loads (about 2 ms): that is the agent's setup too.
-  const agentStartUs = hrNow();
-  const startUs = agentStartUs - Math.round(performance.now() * 1000); // process start on that clock
+  // Taken before our modules, node:inspector and performance load (2-6 ms): that is the agent's
+  // setup too. µs on readyAt's clock, as hrNow reads it.
+  const agentStartUs = Number(process.hrtime.bigint() / 1000n);
+  const { nowUs: hrNow, processClock, readyMoment, onReadyMoment, readyReason, answerOf } = require('./ready-moment.cjs');
+  const clock = processClock();
   const inspector = require('inspector');
   const path = require('path');
   // Times are reported without this agent's own setup and the pause spent waiting for the
-  // profiler to attach: those are the measurement's, not the app's.
-  let pausedUs = 0;
+  // profiler to attach: those are the measurement's, not the app's (clock.held, at the resume).
   let resumeUs = 0; // when the app gets the process back; the CPU profile starts there
-  const msSinceStart = (us) => (us - startUs - pausedUs) / 1000;
 
   // Shared by the module timing and the file reads: the modules loading now, and whether to record.
   const state = { recording: true, finished: false, stack: [], waitMs: 0, held: false, holds: 0, releasedUs: 0 };
@@ -116,23 +114,21 @@ function start() {
   } catch {
     return; // an inspector is already active (e.g. --inspect): we cannot profile this one
   }
-  const announce = { pid: process.pid, ppid: process.ppid, url: inspector.url(), argv: process.argv, execArgv: process.execArgv, cwd: process.cwd(), startUs };
+  const announce = { pid: process.pid, ppid: process.ppid, url: inspector.url(), argv: process.argv, execArgv: process.execArgv, cwd: process.cwd(), startUs: clock.startUs };
   if (!writeChannelFile(`${process.pid}.json`, announce)) return; // the CLI is gone: run the app untouched
   const cliAlive = cliWatcher(Number(process.env.COLDSTART_CLI_PID));
   const letGo = () => cliGone(state, inspector);
-  holdForCli(state, cliAlive, letGo);
+  holdForCli(state, hrNow, cliAlive, letGo);
   // Between the holds, and after them with --keep-running: the app lives as long as the CLI.
   setInterval(() => { if (!cliAlive()) letGo(); }, 250).unref();
 
-  // Our own modules, loaded before the loader is patched so that they are not counted as the app's.
-  const { readyMoment, onReadyMoment, readyReason, answerOf } = require('./ready-moment.cjs');
   // 2. The ready moment: the first listen, the server's first answer, or the first 2xx of a
   // readiness URL polled from then on. The listen is said apart. Set before the loader is patched
   // too: the readiness probe it loads for some moments is not the app's.
   const until = readyMoment();
   onReadyMoment(until, (server, moment) => {
     if (state.finished) return;
-    finish(readyReason(until), { address: moment.address, listenedAt: msSinceStart(moment.listenUs), ...answerOf(moment) });
+    finish(readyReason(until), { address: moment.address, listenedAt: clock.at(moment.listenUs), ...answerOf(moment) });
   }, () => {
     // Listening, not answering yet: the CLI names a crash or a timeout from here on as such.
     const binding = globalThis.__coldstartReady;
@@ -148,6 +144,7 @@ function start() {
     });
   }
 
+  // Our own modules, loaded before the loader is patched so that they are not counted as the app's.
   // COLDSTART_RECORD=0: the inspector, the holds and the ready moment only, nothing patched or
   // recorded (the overhead benchmark's decomposition, bench/profile-overhead.js --parts).
   const recording = process.env.COLDSTART_RECORD !== '0';
@@ -165,8 +162,8 @@ function start() {
   resumeUs = hrNow();
   const resumeCpuUs = cpuNow();
   const resumeRunQueueMs = runQueueMs();
-  pausedUs = resumeUs - agentStartUs;
-  state.waitMs = pausedUs / 1000;
+  clock.held(agentStartUs, resumeUs);
+  state.waitMs = clock.pausedUs / 1000;
 
   // atUs: a ready moment the CLI saw (a Lambda runtime's first request for an event), else now.
   function snapshot(reason, extra, atUs) {
@@ -179,11 +176,11 @@ function start() {
       reason,
       memory: process.memoryUsage(), // first, before this snapshot allocates anything
       ...extra,
-      startUs,
-      pausedUs,
+      startUs: clock.startUs,
+      pausedUs: clock.pausedUs,
       resumeUs,
       readyUs,
-      readyAt: msSinceStart(readyUs),
+      readyAt: clock.at(readyUs),
       cpuMs: cpuUs / 1000, // CPU used from the resume to the ready moment
       runQueueMs: waitedMs, // and the time waiting for a CPU meanwhile
       waitMs: state.waitMs,
@@ -191,10 +188,10 @@ function start() {
       execArgv: process.execArgv,
       mainFile: (require.main && require.main.filename) || (process.argv[1] && path.resolve(process.argv[1])) || null,
       cwd: process.cwd(),
-      ...moduleTiming.records(msSinceStart),
-      ...fileReads.records(msSinceStart),
+      ...moduleTiming.records(clock.at),
+      ...fileReads.records(clock.at),
       served: globalThis[Symbol.for('coldstart.start')] || null, // running under coldstart start: how
-      network: network ? network.snapshot(msSinceStart) : null,
+      network: network ? network.snapshot(clock.at) : null,
     };
   }
 
@@ -215,7 +212,7 @@ function start() {
       // so the profile ends exactly here. "Resumed" is said once the listeners of the ready
       // moment have run: what the app prints there ("listening on 8080") reaches the CLI before
       // it ends the app (at exit no later turn comes).
-      holdForCli(state, cliAlive, letGo, reason !== 'exit');
+      holdForCli(state, hrNow, cliAlive, letGo, reason !== 'exit');
     }
     return data;
   }
@@ -225,7 +222,7 @@ function start() {
 // between the short sleeps, at the loop's interrupt checks), then says so. The CLI repeats
 // the call until it hears "resumed". A blocking inspector.waitForDebugger() would wait
 // forever, with the inspector open, for a CLI that was killed: the loop checks it is alive.
-function holdForCli(state, cliAlive, letGo, afterListeners = false) {
+function holdForCli(state, hrNow, cliAlive, letGo, afterListeners = false) {
   state.holds++;
   state.held = true;
   const signal = new Int32Array(new SharedArrayBuffer(4));

@@ -1,6 +1,7 @@
 'use strict';
-// The ready moment as seen from inside the app, for the capture agent and for start's code-cache
-// recording run alike. Runs in the app's own process: Node built-ins only, loaded when needed.
+// The ready moment as seen from inside the app, and the clock every readyAt is on, for the capture
+// agent, the timed runs and start's startup report and code-cache recording run alike. Runs in the
+// app's own process: Node built-ins only, loaded when needed.
 
 // 'answer:/path' (a server's first answer: what the CLI gives by default), 'listen' (the default
 // here, for start's production report), 'exit', a duration in milliseconds after start, or a
@@ -12,7 +13,41 @@ function readyMoment() {
   return process.env[UNTIL_ENV] || 'listen';
 }
 
+// readyAt's clock: ms since this process started, less the time a measurement held the app (the
+// profiled run's pause at start while the CLI attaches its profiler; a timed run and a production
+// report hold it for none). Moments are read in µs on process.hrtime's clock, which is the CPU
+// profile's and, one monotonic clock for every process of the machine, the CLI's too (a Lambda
+// function is ready at the CLI's moment). The process's start is performance's time origin on
+// that clock.
+
+/** µs on process.hrtime's clock. */
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** ms from a process's start (startUs) to the moment us, less the pausedUs a measurement held it. */
+function msSinceStart(us, startUs, pausedUs = 0) {
+  return (us - startUs - pausedUs) / 1000;
+}
+
+/**
+ * This process's clock. held(fromUs, toUs) leaves a pause out; at(us) is a moment in ms since
+ * start, now() this one: the readyAt of a process ready now.
+ * @returns {{startUs: number, pausedUs: number, held(fromUs: number, toUs: number): void,
+ *   at(us: number): number, now(): number}}
+ */
+function processClock() {
+  // The first use of performance loads it (1-4 ms): done before the readings, not between them.
+  performance.now();
+  const beforeUs = nowUs();
+  const sinceStartMs = performance.now();
+  const clock = {
+    startUs: Math.round((beforeUs + nowUs()) / 2 - sinceStartMs * 1000),
+    pausedUs: 0,
+    held(fromUs, toUs) { clock.pausedUs += toUs - fromUs; },
+    at: (us) => msSinceStart(us, clock.startUs, clock.pausedUs),
+    now: () => clock.at(nowUs()),
+  };
+  return clock;
+}
 
 /**
  * Calls onReady(server, moment) at the ready moments decided inside the app: 'listen' (the first
@@ -99,4 +134,4 @@ function onPipe(server) {
   }
 }
 
-module.exports = { UNTIL_ENV, PROBE_HEADER, PROBING, readyMoment, readyReason, answerOf, onListening, onReadyMoment };
+module.exports = { UNTIL_ENV, PROBE_HEADER, PROBING, readyMoment, readyReason, answerOf, onListening, onReadyMoment, nowUs, msSinceStart, processClock };

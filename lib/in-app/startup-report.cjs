@@ -9,7 +9,7 @@
 // report as a trace after the ready moment (otlp-export.cjs).
 const fs = require('node:fs');
 const Module = require('node:module');
-const { onListening } = require('./ready-moment.cjs');
+const { onListening, processClock } = require('./ready-moment.cjs');
 const { packageOf } = require('../package-name.js');
 
 const SCHEMA = 1;
@@ -22,6 +22,7 @@ const SCHEMA = 1;
  * @returns {{fromDisk(rel: string): void}} start tells it of each file that came from disk
  */
 function startupReport({ report, root = process.cwd(), archive = null, archiveReadyMs = null, stats = null }) {
+  const { now } = processClock(); // readyAt's clock, with no pause: in production nothing holds the app
   const loads = []; // [filename, own ms, start, end]: grouped by package only when the report is written
   const fromDisk = [];
   let firstModuleMs = null;
@@ -31,13 +32,13 @@ function startupReport({ report, root = process.cwd(), archive = null, archiveRe
   const origLoad = Module.prototype.load;
   const childMs = []; // per load in progress: the time of the loads it made
   Module.prototype.load = function timedLoad(filename) {
-    const t0 = performance.now();
+    const t0 = now();
     if (firstModuleMs === null) firstModuleMs = t0;
     childMs.push(0);
     try {
       return origLoad.call(this, filename);
     } finally {
-      const ms = performance.now() - t0;
+      const ms = now() - t0;
       const own = ms - childMs.pop();
       if (childMs.length) childMs[childMs.length - 1] += ms;
       loads.push([filename, own, t0, t0 + ms]);
@@ -46,7 +47,7 @@ function startupReport({ report, root = process.cwd(), archive = null, archiveRe
 
   onListening(() => {
     if (readyAt !== null) return;
-    readyAt = performance.now();
+    readyAt = now();
     write();
     written = true;
     // The same as a trace, when an OTLP endpoint is configured: sent after the ready moment.
@@ -114,7 +115,7 @@ function startupReport({ report, root = process.cwd(), archive = null, archiveRe
       }
     }
   }
-  return { fromDisk: (rel) => fromDisk.push({ file: rel, ms: performance.now() }) };
+  return { fromDisk: (rel) => fromDisk.push({ file: rel, ms: now() }) };
 }
 
 module.exports = { startupReport };
