@@ -72,7 +72,7 @@ async function run(argv, io) {
     const used = deprecatedGiven(args, command, argv);
     // Said before the run, and no error under --strict: an old spelling works for one more release.
     showWarnings(used.map((r) => warning('FLAG_DEPRECATED', deprecationMessage(r), { flag: r.old, use: r.new || null })), args, stderr);
-    translateDeprecated(args, used, { cwd, aliases });
+    translateDeprecated(args, used, { cwd, aliases, parsers: require('./options.js') });
   };
 
   for (const cmd of COMMANDS) {

@@ -78,8 +78,11 @@ const DEPRECATED = [
   { old: 'report', new: 'report-file', commands: ['start'], type: 'string' },
 ];
 
-// What the translations use, loaded when one runs: start loads this file at every cold start.
-const parsers = () => require('./options.js');
+// The CLI's flag parsers (lib/options.js) the translations use, handed in by lib/cli.js with each
+// translation (translateDeprecated): start reads this table, and its own package
+// (lib/start-package.js) must not carry the CLI's parsers with it.
+let flagParsers = null;
+const parsers = () => flagParsers;
 const usage = (message) => new (require('./errors.js').UsageError)(message);
 
 /** diff --runs, --run-sets: the reports are sets of runs, whatever they look like. */
@@ -233,10 +236,11 @@ function deprecatedGiven(args, command, words) {
 
 /**
  * The old spellings given (deprecatedGiven) turned into the new argv, in place; then gone from it.
- * @param {{cwd: string, aliases?: Record<string, string[]>}} at the directory file names are
- *   relative to; the aliases of the command's flags, set with them
+ * @param {{cwd: string, aliases?: Record<string, string[]>, parsers: object}} at the directory file
+ *   names are relative to; the aliases of the command's flags, set with them; lib/options.js
  */
-function translateDeprecated(args, used, { cwd, aliases = {} }) {
+function translateDeprecated(args, used, { cwd, aliases = {}, parsers: given }) {
+  flagParsers = given;
   const keys = (name) => [name, name.replace(/-([a-z])/g, (_, c) => c.toUpperCase()), ...(aliases[name] || [])];
   const set = (name, value) => {
     for (const key of keys(name)) args[key] = value;

@@ -28,7 +28,20 @@ const APP = {
   'hungry.js': "const held = []; for (let i = 0; i < 100; i++) held.push(Buffer.alloc(1e6, 1));\nrequire('http').createServer((q, r) => r.end(String(held.length))).listen(0);\n",
 };
 
-// The cgroups coldstart makes for a run, wherever they are: none may be left after it.
+// A cgroup is named for the coldstart process that made it (coldstart-PID-N): one is left when
+// that process has ended. Those of a coldstart still running (another suite on the machine) are not.
+function endedMaker(name) {
+  const pid = Number(/^coldstart-(\d+)-/.exec(name)?.[1]);
+  if (!pid) return true;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return err.code === 'ESRCH';
+  }
+}
+
+// The cgroups coldstart made for a run, wherever they are: none may be left after it.
 function leftCgroups() {
   const found = [];
   const walk = (dir, depth) => {
@@ -37,7 +50,7 @@ function leftCgroups() {
     try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
     for (const e of entries) {
       if (!e.isDirectory()) continue;
-      if (e.name.startsWith(`coldstart-`)) found.push(path.join(dir, e.name));
+      if (e.name.startsWith('coldstart-')) { if (endedMaker(e.name)) found.push(path.join(dir, e.name)); }
       else walk(path.join(dir, e.name), depth + 1);
     }
   };
