@@ -142,7 +142,12 @@ class InspectorSession {
       // Listening before the call: "resumed" can come before the call's own answer. The agent
       // counts its holds, so a call repeated here ends this hold and no later one.
       const heard = new Promise((r) => { this.onResumed = r; setTimeout(r, 100); });
-      await this.client.Runtime.evaluate({ expression: `${AGENT}.release(${seen + 1})` }).catch(() => {});
+      let ended = false;
+      await this.client.Runtime.evaluate({ expression: `${AGENT}.release(${seen + 1})` })
+        .catch((err) => { ended = /Cannot find context/.test(err.message); });
+      // Its JavaScript has ended (an app that exits at its ready moment; Node keeps the process
+      // until the inspector lets go): it prints nothing more, and no word will come.
+      if (ended) break;
       await heard;
     }
   }
