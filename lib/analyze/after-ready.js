@@ -28,10 +28,12 @@ function afterReadyReport(after, network, { toProfileUs, show }) {
   const inRequests = served.map((r) => ({ start: toProfileUs(r.startMs), end: r.endMs == null ? to : toProfileUs(r.endMs) }))
     .filter((w) => w.end > from && w.start < to);
   const outside = complement(inRequests, from, to);
+  // CPU used: neither the idle samples nor the time the thread waited for a CPU (a busy machine),
+  // as the functions below count it, so that a function's share of it holds under load too.
   const cpu = (ranges) => {
     if (!profile) return null;
     const { totalMs, categories } = categorize(profile, { ranges, byStamp: true });
-    return totalMs - categories.idle;
+    return totalMs - categories.idle - categories.offCpu;
   };
   // Which code used the CPU: functions by total time, so a timer callback holds its helpers' time.
   const top = (ranges) => (profile ? functionTotals(profile, 10, { ranges, byStamp: true }) : [])
