@@ -86,13 +86,24 @@ test('keep-alive: every request recorded, one new connection per client, the res
   assert.ok(child.pid > 0 && child.exitCode === 0 && child.phase === 'startup');
   assert.ok(child.totalMs >= 15 && child.endMs <= net.requests[0].startMs, JSON.stringify(child));
   assert.match(r.stdout, /Waited on \(8 requests, 2 new connections, 6 reused, 1 child process, 2 timers\)/);
-  assert.match(r.stdout, /child process sh -c sleep 0\.02 +[\d.]+ ms/);
   // The two timers startup awaited, where they were set, each at least as long as its delay.
   const timers = net.timers.filter((x) => x.waited);
   assert.deepStrictEqual(timers.map((x) => [x.delayMs, x.at]), [[30, 'server.js:26'], [20, 'server.js:27']]);
   for (const x of timers) assert.ok(x.totalMs >= x.delayMs - 1 && x.firedMs <= report.readyAt, JSON.stringify(x));
-  assert.match(r.stdout, /timer of 30 ms set at server\.js:26 +[\d.]+ ms/);
-  assert.match(r.stdout, /GET https:\/\/localhost:\d+\/(config|flags) 200 +[\d.]+ ms +\(dns \d+, connect \d+, tls \d+, first byte \d+\) +new connection/);
+  // The summary lists the five longest waits: a wait's line is there when report.json ranks it among
+  // them, and not when five waits took longer (on a busy machine every request can outlast the
+  // child process and the timers), which the test then says.
+  const waited = [...net.requests, ...net.children, ...timers].map((x) => x.totalMs);
+  const summaryLine = (what, ms, line) => {
+    const longer = waited.filter((w) => w > ms).sort((a, b) => b - a);
+    if (longer.length < 5) return assert.match(r.stdout, line, what);
+    assert.doesNotMatch(r.stdout, line, what);
+    t.diagnostic(`${what} waited ${ms} ms; ${longer.length} waits took longer (${longer.join(', ')} ms): the summary leaves it out`);
+  };
+  summaryLine('the child process', child.totalMs, /child process sh -c sleep 0\.02 +[\d.]+ ms/);
+  summaryLine('the 30 ms timer', timers[0].totalMs, /timer of 30 ms set at server\.js:26 +[\d.]+ ms/);
+  summaryLine('the longer new connection', Math.max(...net.requests.filter((q) => !q.reused).map((q) => q.totalMs)),
+    /GET https:\/\/localhost:\d+\/(config|flags) 200 +[\d.]+ ms +\(dns \d+, connect \d+, tls \d+, first byte \d+\) +new connection/);
   // The summary lists the five longest waits; report.html has every request, reused ones too.
   assert.strictEqual((html.match(/<td>reused<\/td>/g) || []).length, 6);
   assert.doesNotMatch(r.stdout, /opened \d+ new connections/, 'connections were reused: no finding');
