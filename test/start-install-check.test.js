@@ -13,6 +13,7 @@ const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { runCli, rm, BIN } = require('./helpers/app.js');
+const { fastSkips } = require('./helpers/suite.js');
 
 const NPM_FLAGS = ['--offline', '--no-audit', '--no-fund', '--no-update-notifier', '--loglevel=error'];
 
@@ -32,6 +33,17 @@ function packageTarball(dir, version, word) {
   return path.join(dir, npm(src, ['pack', '--pack-destination', dir]).split('\n').pop());
 }
 
+// The two versions' tarballs, made once for the file's tests.
+let tarballs = null;
+test.after(() => tarballs && rm(tarballs.dir));
+function depTarballs() {
+  if (!tarballs) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-dep-tarballs-'));
+    tarballs = { dir, v1: packageTarball(dir, '1.0.0', 'AAAA'), v2: packageTarball(dir, '1.0.1', 'BBBB') };
+  }
+  return tarballs;
+}
+
 function writeApp() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-installed-'));
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'installed-app', private: true }));
@@ -43,8 +55,7 @@ require('http').createServer().listen(0, function () {
   this.close();
 });
 `);
-  const v1 = packageTarball(dir, '1.0.0', 'AAAA');
-  const v2 = packageTarball(dir, '1.0.1', 'BBBB');
+  const { v1, v2 } = depTarballs();
   npm(dir, ['install', v1]);
   return { dir, v2 };
 }
@@ -69,7 +80,7 @@ function editLater(file, from, to) {
   fs.utimesSync(file, later, later);
 }
 
-test('start: npm\'s tree is checked by its hidden lockfile; an install after pack is caught, files outside node_modules each', async () => {
+test('start: npm\'s tree is checked by its hidden lockfile; an install after pack is caught, files outside node_modules each', fastSkips('npm pack and an install'), async () => {
   const { dir, v2 } = writeApp();
   try {
     const packed = await runCli(['pack', '-q', '--out', 'startup.tar', '--', 'node', 'server.js'], { cwd: dir });
@@ -110,7 +121,7 @@ test('start: npm\'s tree is checked by its hidden lockfile; an install after pac
   } finally { rm(dir); }
 });
 
-test('pack --snapshot-blob: an npm install after pack leaves the snapshot aside; without one, the snapshot is used', async () => {
+test('pack --snapshot-blob: an npm install after pack leaves the snapshot aside; without one, the snapshot is used', fastSkips('V8 startup snapshots built'), async () => {
   const { dir, v2 } = writeApp();
   try {
     const packed = await runCli(['pack', '-q', '--out', 'startup.tar', '--snapshot-blob', 'startup.blob', '--', 'node', 'server.js'], { cwd: dir });

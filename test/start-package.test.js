@@ -3,7 +3,7 @@
 // an app as its one production dependency. Its install weighs under 1 MB with no dependency, and
 // everything `coldstart start` does from the CLI package it does from there: memory and extract
 // modes, CommonJS and ES modules, the code cache, the preload form, the startup report.
-const test = require('node:test');
+const test = require('./helpers/suite.js').testLeftOutOfFast('npm pack and an install');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');

@@ -7,10 +7,13 @@ const assert = require('node:assert');
 const fs = require('fs');
 const path = require('path');
 const { spawnSync } = require('child_process');
-const { copyFixture, runCli, rm, BIN, REPO } = require('./helpers/app.js');
+const { fixtureForFile, runCli, BIN, REPO } = require('./helpers/app.js');
 
 const EXIT_ON_LISTEN = path.join(__dirname, 'helpers', 'exit-on-listen.js');
 const PRELOAD = path.join(REPO, 'lib', 'in-app', 'report-preload.cjs');
+
+// The tests add files beside the app (an archive, reports, logs, a preload) and change none of its own.
+const expressApp = fixtureForFile('express-app');
 
 const reportLines = (stderr) => stderr.split('\n').filter((l) => l.startsWith('{"coldstart":"startup-report"'));
 
@@ -28,77 +31,71 @@ function checkReport(doc) {
 }
 
 test('start with COLDSTART_REPORT=stderr: one JSON line with phases in order, packages within readyAt, code cache hits', async () => {
-  const dir = copyFixture('express-app');
-  try {
-    const r = await runCli(['pack', '-q', '--code-cache', '--out', 'startup.tar', '--', 'node', 'server.js'], { cwd: dir });
-    assert.strictEqual(r.code, 0, r.stderr);
-    const run = (env) => spawnSync(process.execPath, [BIN, 'start', '-q', '--archive', 'startup.tar', '--', 'node', '-r', EXIT_ON_LISTEN, 'server.js'],
-      { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
-    const off = run({});
-    assert.strictEqual(off.status, 0, off.stderr);
-    assert.deepStrictEqual(reportLines(off.stderr), [], 'off unless asked for');
+  const dir = expressApp();
+  const r = await runCli(['pack', '-q', '--code-cache', '--out', 'startup.tar', '--', 'node', 'server.js'], { cwd: dir });
+  assert.strictEqual(r.code, 0, r.stderr);
+  const run = (env) => spawnSync(process.execPath, [BIN, 'start', '-q', '--archive', 'startup.tar', '--', 'node', '-r', EXIT_ON_LISTEN, 'server.js'],
+    { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+  const off = run({});
+  assert.strictEqual(off.status, 0, off.stderr);
+  assert.deepStrictEqual(reportLines(off.stderr), [], 'off unless asked for');
 
-    const on = run({ COLDSTART_REPORT: 'stderr' });
-    assert.strictEqual(on.status, 0, on.stderr);
-    const lines = reportLines(on.stderr);
-    assert.strictEqual(lines.length, 1, on.stderr);
-    const doc = JSON.parse(lines[0]);
-    checkReport(doc);
-    assert.ok(doc.phases.archiveReady > 0);
-    assert.strictEqual(doc.archive, 'startup.tar');
-    assert.ok(doc.packages.some((p) => p.name === 'express'), JSON.stringify(doc.packages));
-    assert.ok(doc.codeCache.hits > 10 && doc.codeCache.rejected === 0, JSON.stringify(doc.codeCache));
-    assert.deepStrictEqual(doc.fromDisk, []);
-  } finally { rm(dir); }
+  const on = run({ COLDSTART_REPORT: 'stderr' });
+  assert.strictEqual(on.status, 0, on.stderr);
+  const lines = reportLines(on.stderr);
+  assert.strictEqual(lines.length, 1, on.stderr);
+  const doc = JSON.parse(lines[0]);
+  checkReport(doc);
+  assert.ok(doc.phases.archiveReady > 0);
+  assert.strictEqual(doc.archive, 'startup.tar');
+  assert.ok(doc.packages.some((p) => p.name === 'express'), JSON.stringify(doc.packages));
+  assert.ok(doc.codeCache.hits > 10 && doc.codeCache.rejected === 0, JSON.stringify(doc.codeCache));
+  assert.deepStrictEqual(doc.fromDisk, []);
 });
 
 test('the preload writes the same report for an app not started by coldstart start; nothing without COLDSTART_REPORT', () => {
-  const dir = copyFixture('express-app');
-  try {
-    const file = path.join(dir, 'startup-report.json');
-    const run = (env) => spawnSync(process.execPath, ['-r', PRELOAD, '-r', EXIT_ON_LISTEN, 'server.js'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
-    const off = run({});
-    assert.strictEqual(off.status, 0, off.stderr);
-    assert.ok(!fs.existsSync(file));
-    const on = run({ COLDSTART_REPORT: file });
-    assert.strictEqual(on.status, 0, on.stderr);
-    const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
-    checkReport(doc);
-    assert.strictEqual(doc.phases.archiveReady, null);
-    assert.strictEqual(doc.codeCache, null);
-    assert.ok(doc.packages.some((p) => p.name === 'express'));
-    assert.ok(!fs.existsSync(`${file}.tmp`));
-  } finally { rm(dir); }
+  const dir = expressApp();
+  const file = path.join(dir, 'startup-report.json');
+  const run = (env) => spawnSync(process.execPath, ['-r', PRELOAD, '-r', EXIT_ON_LISTEN, 'server.js'], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 });
+  const off = run({});
+  assert.strictEqual(off.status, 0, off.stderr);
+  assert.ok(!fs.existsSync(file));
+  const on = run({ COLDSTART_REPORT: file });
+  assert.strictEqual(on.status, 0, on.stderr);
+  const doc = JSON.parse(fs.readFileSync(file, 'utf8'));
+  checkReport(doc);
+  assert.strictEqual(doc.phases.archiveReady, null);
+  assert.strictEqual(doc.codeCache, null);
+  assert.ok(doc.packages.some((p) => p.name === 'express'));
+  assert.ok(!fs.existsSync(`${file}.tmp`));
 });
 
 test('diff and view read production reports: a log line, a Cloud Logging entry, a report file', async () => {
-  const dir = copyFixture('express-app');
-  try {
-    const run = () => spawnSync(process.execPath, ['-r', PRELOAD, '-r', EXIT_ON_LISTEN, 'server.js'],
-      { cwd: dir, encoding: 'utf8', env: { ...process.env, COLDSTART_REPORT: 'stderr' }, timeout: 30_000 });
-    const first = run();
-    const second = run();
-    assert.strictEqual(first.status, 0, first.stderr);
-    const [line] = reportLines(first.stderr);
-    const doc = JSON.parse(line);
-    // A plain log with the app's own lines around the report, and a Cloud Logging export entry.
-    fs.writeFileSync(path.join(dir, 'before.log'), `app starting\n${line}\nserving\n`);
-    fs.writeFileSync(path.join(dir, 'after.json'), JSON.stringify({ severity: 'INFO', jsonPayload: JSON.parse(reportLines(second.stderr)[0]) }) + '\n');
-    const d = await runCli(['diff', '--json', 'before.log', 'after.json'], { cwd: dir });
-    assert.strictEqual(d.code, 0, d.stderr);
-    const diff = JSON.parse(d.stdout);
-    assert.strictEqual(diff.readyAt.before, doc.readyAt);
-    assert.strictEqual(diff.modules.before, doc.modules, 'modules counted from the packages');
-    assert.ok(diff.readyAt.after > 0);
-    const text = await runCli(['diff', 'before.log', 'after.json'], { cwd: dir });
-    assert.match(text.stdout, /time to ready +[\d.]+ ms +[\d.]+ ms/);
+  const dir = expressApp();
+  const run = () => spawnSync(process.execPath, ['-r', PRELOAD, '-r', EXIT_ON_LISTEN, 'server.js'],
+    { cwd: dir, encoding: 'utf8', env: { ...process.env, COLDSTART_REPORT: 'stderr' }, timeout: 30_000 });
+  const first = run();
+  const second = run();
+  assert.strictEqual(first.status, 0, first.stderr);
+  const [line] = reportLines(first.stderr);
+  const doc = JSON.parse(line);
+  // A plain log with the app's own lines around the report, and a Cloud Logging export entry.
+  fs.writeFileSync(path.join(dir, 'before.log'), `app starting\n${line}\nserving\n`);
+  fs.writeFileSync(path.join(dir, 'after.json'), JSON.stringify({ severity: 'INFO', jsonPayload: JSON.parse(reportLines(second.stderr)[0]) }) + '\n');
+  const d = await runCli(['diff', '--json', 'before.log', 'after.json'], { cwd: dir });
+  assert.strictEqual(d.code, 0, d.stderr);
+  const diff = JSON.parse(d.stdout);
+  assert.strictEqual(diff.readyAt.before, doc.readyAt);
+  assert.strictEqual(diff.modules.before, doc.modules, 'modules counted from the packages');
+  assert.ok(diff.readyAt.after > 0);
+  const text = await runCli(['diff', 'before.log', 'after.json'], { cwd: dir });
+  assert.match(text.stdout, /time to ready +[\d.]+ ms +[\d.]+ ms/);
 
-    const v = await runCli(['view', '--no-open', 'before.log'], { cwd: dir });
-    assert.strictEqual(v.code, 0, v.stderr);
-    const html = fs.readFileSync(path.join(dir, 'before.html'), 'utf8');
-    assert.match(html, /express/);
-    assert.match(html, /production cold start/);
-  } finally { rm(dir); }
+  const v = await runCli(['view', '--no-open', 'before.log'], { cwd: dir });
+  assert.strictEqual(v.code, 0, v.stderr);
+  const html = fs.readFileSync(path.join(dir, 'before.html'), 'utf8');
+  assert.match(html, /express/);
+  assert.match(html, /production cold start/);
 });
 
 test('with an OTLP endpoint the report is also sent as a trace: a startup span and a span per package under it', async () => {
@@ -110,7 +107,7 @@ test('with an OTLP endpoint the report is also sent as a trace: a startup span a
     req.on('end', () => { received.push({ url: req.url, type: req.headers['content-type'], auth: req.headers.authorization, body }); res.end('{}'); });
   });
   await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const dir = copyFixture('express-app');
+  const dir = expressApp();
   const { spawn } = require('child_process');
   const app = spawn(process.execPath, ['-r', PRELOAD, 'server.js'], {
     cwd: dir, stdio: ['ignore', 'ignore', 'pipe'],
@@ -148,50 +145,47 @@ test('with an OTLP endpoint the report is also sent as a trace: a startup span a
   } finally {
     app.kill();
     receiver.close();
-    rm(dir);
   }
 });
 
 test('in production, bad settings never stop the app: malformed OTLP headers, a non-HTTP endpoint, credentials kept out of stderr; the report never follows a planted link and says when it cannot be written', async () => {
-  const dir = copyFixture('express-app');
-  try {
-    // Exits 400 ms after listening: time for the trace to be tried.
-    fs.writeFileSync(path.join(dir, 'linger.js'), "const http = require('http');\nconst listen = http.Server.prototype.listen;\n" +
-      "http.Server.prototype.listen = function () { this.once('listening', () => setTimeout(() => process.exit(0), 400)); return listen.apply(this, arguments); };\n");
-    const run = (env) => spawnSync(process.execPath, ['-r', PRELOAD, '-r', './linger.js', 'server.js'], { cwd: dir, encoding: 'utf8', env: { ...process.env, PORT: '0', COLDSTART_REPORT: 'stderr', ...env }, timeout: 30_000 });
-    const closed = 'http://user:s3cret@127.0.0.1:9/v1/traces?token=s3cret';
-    for (const [env, why] of [
-      [{ OTEL_EXPORTER_OTLP_ENDPOINT: closed, OTEL_EXPORTER_OTLP_HEADERS: 'api-key=%E0%A4%A' }, /not valid headers/],
-      [{ OTEL_EXPORTER_OTLP_ENDPOINT: closed, OTEL_EXPORTER_OTLP_HEADERS: 'x-key=a%0D%0AInjected: 1' }, /not valid headers/],
-      [{ OTEL_EXPORTER_OTLP_ENDPOINT: closed, OTEL_EXPORTER_OTLP_HEADERS: 'bad name=1' }, /not valid headers/],
-      [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://127.0.0.1/traces' }, /ftp: is not http: or https:/],
-      [{ OTEL_EXPORTER_OTLP_ENDPOINT: closed }, /ECONNREFUSED/],
-    ]) {
-      const r = run(env);
-      assert.strictEqual(r.status, 0, `${JSON.stringify(env)}: ${r.stderr}`);
-      const lines = r.stderr.split('\n').filter((l) => l.startsWith('coldstart: startup trace not sent'));
-      assert.strictEqual(lines.length, 1, r.stderr);
-      assert.match(lines[0], why);
-      assert.doesNotMatch(r.stderr, /s3cret/, 'no credentials printed');
-    }
+  const dir = expressApp();
+  // Exits 400 ms after listening: time for the trace to be tried.
+  fs.writeFileSync(path.join(dir, 'linger.js'), "const http = require('http');\nconst listen = http.Server.prototype.listen;\n" +
+    "http.Server.prototype.listen = function () { this.once('listening', () => setTimeout(() => process.exit(0), 400)); return listen.apply(this, arguments); };\n");
+  const run = (env) => spawnSync(process.execPath, ['-r', PRELOAD, '-r', './linger.js', 'server.js'], { cwd: dir, encoding: 'utf8', env: { ...process.env, PORT: '0', COLDSTART_REPORT: 'stderr', ...env }, timeout: 30_000 });
+  const closed = 'http://user:s3cret@127.0.0.1:9/v1/traces?token=s3cret';
+  for (const [env, why] of [
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: closed, OTEL_EXPORTER_OTLP_HEADERS: 'api-key=%E0%A4%A' }, /not valid headers/],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: closed, OTEL_EXPORTER_OTLP_HEADERS: 'x-key=a%0D%0AInjected: 1' }, /not valid headers/],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: closed, OTEL_EXPORTER_OTLP_HEADERS: 'bad name=1' }, /not valid headers/],
+    [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://127.0.0.1/traces' }, /ftp: is not http: or https:/],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: closed }, /ECONNREFUSED/],
+  ]) {
+    const r = run(env);
+    assert.strictEqual(r.status, 0, `${JSON.stringify(env)}: ${r.stderr}`);
+    const lines = r.stderr.split('\n').filter((l) => l.startsWith('coldstart: startup trace not sent'));
+    assert.strictEqual(lines.length, 1, r.stderr);
+    assert.match(lines[0], why);
+    assert.doesNotMatch(r.stderr, /s3cret/, 'no credentials printed');
+  }
 
-    const victim = path.join(dir, 'victim.txt');
-    fs.writeFileSync(victim, 'untouched\n');
-    const file = path.join(dir, 'report.json');
-    fs.symlinkSync(victim, `${file}.tmp`);
-    const linked = run({ COLDSTART_REPORT: file });
-    assert.strictEqual(linked.status, 0, linked.stderr);
-    assert.strictEqual(fs.readFileSync(victim, 'utf8'), 'untouched\n');
-    checkReport(JSON.parse(fs.readFileSync(file, 'utf8')));
+  const victim = path.join(dir, 'victim.txt');
+  fs.writeFileSync(victim, 'untouched\n');
+  const file = path.join(dir, 'report.json');
+  fs.symlinkSync(victim, `${file}.tmp`);
+  const linked = run({ COLDSTART_REPORT: file });
+  assert.strictEqual(linked.status, 0, linked.stderr);
+  assert.strictEqual(fs.readFileSync(victim, 'utf8'), 'untouched\n');
+  checkReport(JSON.parse(fs.readFileSync(file, 'utf8')));
 
-    const asDir = path.join(dir, 'a-directory');
-    fs.mkdirSync(asDir);
-    for (const target of [asDir, path.join(dir, 'missing', 'report.json')]) {
-      const before = fs.readdirSync(path.dirname(asDir)).length;
-      const r = run({ COLDSTART_REPORT: target });
-      assert.strictEqual(r.status, 0, r.stderr);
-      assert.match(r.stderr, /^coldstart: startup report not written to .+: E[A-Z]+$/m);
-      assert.strictEqual(fs.readdirSync(path.dirname(asDir)).length, before, 'no temporary file left');
-    }
-  } finally { rm(dir); }
+  const asDir = path.join(dir, 'a-directory');
+  fs.mkdirSync(asDir);
+  for (const target of [asDir, path.join(dir, 'missing', 'report.json')]) {
+    const before = fs.readdirSync(path.dirname(asDir)).length;
+    const r = run({ COLDSTART_REPORT: target });
+    assert.strictEqual(r.status, 0, r.stderr);
+    assert.match(r.stderr, /^coldstart: startup report not written to .+: E[A-Z]+$/m);
+    assert.strictEqual(fs.readdirSync(path.dirname(asDir)).length, before, 'no temporary file left');
+  }
 });

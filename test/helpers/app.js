@@ -40,6 +40,23 @@ function copyFixture(name) {
   return dir;
 }
 
+/**
+ * One copy of fixtures/<name> shared by the tests of a file that add files beside it and change
+ * none of its own: copied at its first use, removed after the file's tests. Call at a file's top
+ * level (the removal is a hook of the file): `const expressApp = fixtureForFile('express-app');`,
+ * then `expressApp()` in each test gives the copy's directory.
+ * @param {string} name a folder of fixtures/
+ * @returns {() => string}
+ */
+function fixtureForFile(name) {
+  let dir = null;
+  require('node:test').after(() => { if (dir) rm(dir); });
+  return () => {
+    if (!dir) dir = copyFixture(name);
+    return dir;
+  };
+}
+
 function collector() {
   let text = '';
   return { write(chunk) { text += chunk; return true; }, get text() { return text; }, isTTY: false };
@@ -127,4 +144,4 @@ function rm(dir) {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-module.exports = { REPO, BIN, copyFixture, runCli, spawnCli, runNodeUntil, waitFor, isAlive, rm, writeFiles, dependencyClosure };
+module.exports = { REPO, BIN, copyFixture, fixtureForFile, runCli, spawnCli, runNodeUntil, waitFor, isAlive, rm, writeFiles, dependencyClosure };
