@@ -69,7 +69,7 @@ function onReadyMoment(until, onReady, onListen = () => {}) {
   const answer = /^answer:(\/.*)$/s.exec(until);
   if (!answer && !until.startsWith('http:')) return false;
   // Only these moments ask the server: loaded now, as the moment is set, before the app's own loads.
-  const { firstAnswer, pollUntilReady } = require('./readiness-probe.cjs');
+  const { firstAnswer, pollUntilReady } = require('./readiness-probe.cjs').readinessProbe({ header: PROBE_HEADER, probing: PROBING });
   let asking = false;
   onListening((server) => {
     if (asking) return;
