@@ -47,8 +47,8 @@ const PACKED_APPS = [
   ['plain-http', ['--', 'node', 'server.js']],
 ];
 // The fast part packs twice: what differs from one pack to the next shows in two. It also skips
-// pack's self-check there (a start of the app from the archive once it is written, which cannot
-// change its bytes; the tests above run it).
+// pack's self-check where a test is about what pack writes (the check starts the app from the
+// archive once it is written, which cannot change it; the tests above run it).
 const { FAST } = require('./helpers/suite.js');
 const PACKS = FAST ? 2 : 5;
 const NO_CHECK = FAST ? ['--no-verify'] : [];
@@ -86,7 +86,7 @@ test(`${PACKS} packs with --code-cache are identical but for the code cache entr
     const packs = [];
     for (let i = 0; i < PACKS; i++) {
       const out = path.join(dir, `pack-${i}.tar`);
-      const r = await runCli(['pack', '-q', '--code-cache', ...NO_CHECK, '--out', out, '--', 'node', 'index.js'], { cwd: dir });
+      const r = await runCli(['pack', '-q', ...NO_CHECK, '--code-cache', '--out', out, '--', 'node', 'index.js'], { cwd: dir });
       assert.strictEqual(r.code, 0, r.stderr);
       packs.push(entriesWithoutCodeCache(out));
     }
@@ -159,7 +159,7 @@ require('http').createServer().listen(0, () => console.log('cache-app listening'
 `);
     const pidFile = path.join(dir, 'child.pid');
     const pack = async (command, flags = []) => {
-      const r = await runCli(['pack', '--json', '--code-cache', ...flags, '--out', path.join(dir, 'out.tar'), '--', ...command], { cwd: dir, env: { PID_FILE: pidFile } });
+      const r = await runCli(['pack', '--json', ...NO_CHECK, '--code-cache', ...flags, '--out', path.join(dir, 'out.tar'), '--', ...command], { cwd: dir, env: { PID_FILE: pidFile } });
       assert.strictEqual(r.code, 0, r.stderr);
       return { summary: JSON.parse(r.stdout), stderr: r.stderr };
     };
