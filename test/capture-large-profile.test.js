@@ -10,18 +10,23 @@ const { connectWithRetry } = require('../lib/capture/inspector.js');
 test('capture: a profile message over 256 MiB is received whole', async () => {
   const server = new WebSocket.Server({ host: '127.0.0.1', port: 0 });
   await new Promise((r) => server.once('listening', r));
-  const bigUrl = 'x'.repeat(260 * 1024 * 1024);
+  const urlLength = 260 * 1024 * 1024;
   server.on('connection', (socket) => {
     socket.on('message', (data) => {
       const { id } = JSON.parse(data);
-      const profile = { nodes: [{ id: 1, callFrame: { functionName: '(root)', url: bigUrl } }], startTime: 0, endTime: 1, samples: [], timeDeltas: [] };
-      socket.send(JSON.stringify({ id, result: { profile } }));
+      // The answer's JSON written straight into one buffer: a url of 260 MiB of 'x' between its head and tail.
+      const head = `{"id":${id},"result":{"profile":{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"`;
+      const tail = '"}}],"startTime":0,"endTime":1,"samples":[],"timeDeltas":[]}}}';
+      const message = Buffer.alloc(head.length + urlLength + tail.length, 'x');
+      message.write(head, 0);
+      message.write(tail, head.length + urlLength);
+      socket.send(message, { binary: false });
     });
   });
   const client = await connectWithRetry(`ws://127.0.0.1:${server.address().port}/session`);
   try {
     const { profile } = await client.send('Profiler.stop');
-    assert.strictEqual(profile.nodes[0].callFrame.url.length, bigUrl.length);
+    assert.strictEqual(profile.nodes[0].callFrame.url.length, urlLength);
   } finally {
     await client.close();
     server.close();
