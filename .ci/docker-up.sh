@@ -74,7 +74,7 @@ install_runsc_2024() {
   if apt-get "${o[@]}" update -qq >>"$STATE_DIR/apt.log" 2>&1 \
     && (cd "$a" && apt-get "${o[@]}" download runsc/bookworm-backports >>"$STATE_DIR/apt.log" 2>&1) \
     && dpkg -x "$a"/runsc_*.deb /opt/runsc-2024; then
-    say "installed gVisor 2024 ($("$RUNSC_2024" --version | head -1)) in $(since "$t0")"
+    say "installed gVisor 2024 ($("$RUNSC_2024" --version | sed -n 1p)) in $(since "$t0")"
   else
     say "warning: could not fetch runsc from bookworm-backports (log: $STATE_DIR/apt.log): no runsc-2024 runtime"
   fi
@@ -258,9 +258,26 @@ check_buildkit() {
   say "BuildKit builds FROM $BASE_IMAGE offline ($(since "$t0"))"
 }
 
+# ---------------------------------------------------------------------------------------------
+# 5. Each build leaves its context and layers in BuildKit's cache, and a run that was killed may
+# leave containers and test images: over four suites that is gigabytes of a disk other machines
+# share. Start every run with only the base images, and say how much disk is left.
+free_disk() {
+  local t0 left stale; t0=$(now)
+  "$DOCKER" container prune --force >/dev/null 2>&1 || true
+  stale=$("$DOCKER" image ls --format '{{.Repository}}:{{.Tag}} {{.ID}}' \
+    | awk -v a="$BASE_IMAGE" -v b="$DISTROLESS_IMAGE" '$1 != a && $1 != b { print $2 }' | sort -u)
+  [ -z "$stale" ] || "$DOCKER" image rm --force $stale >/dev/null 2>&1 || true
+  "$DOCKER" builder prune --all --force >/dev/null 2>&1 || true
+  left=$(df -Pk "$("$DOCKER" info --format '{{.DockerRootDir}}')" | awk 'NR == 2 { print int($4 / 1048576) }')
+  say "cleared old build cache, containers and images ($(since "$t0")); ${left} GiB free for the engine"
+  [ "$left" -ge 5 ] || say "warning: only ${left} GiB free: image builds may fail with 'no space left on device'"
+}
+
 install_packages
 install_runsc_2024
 start_engine
 build_base_images
 check_buildkit
+free_disk
 say "ready: $("$DOCKER" info --format 'engine {{.ServerVersion}}, runtimes {{range $k, $v := .Runtimes}}{{$k}} {{end}}')"
