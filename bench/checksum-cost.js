@@ -19,7 +19,7 @@ const { parseArgs } = require('node:util');
 const { requireDocker, buildImage, runContainer, removeImages } = require('../lib/docker.js');
 const { generateFixture } = require('../lib/fixtures/generate.js');
 const { medianInterval, formatMedianInterval } = require('../lib/stats.js');
-const { readLeadEntry } = require('../lib/start/archive-reader.js');
+const { readLeadEntry } = require('../lib/start/tar-header.js');
 
 const MODES = ['per-file', 'whole', 'per-file-table', 'none'];
 

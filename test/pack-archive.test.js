@@ -12,7 +12,7 @@ const { Header, Pax } = require('tar');
 const { writeArchive } = require('../lib/pack/archive.js');
 const { readTarEntries, readSize } = require('../lib/start/tar-reader.js');
 const { extractArchive } = require('../lib/start/extract.js');
-const { readLeadEntry } = require('../lib/start/archive-reader.js');
+const { readLeadEntry } = require('../lib/start/tar-header.js');
 
 const LONG_DIR = `node_modules/${'long-package-name-'.repeat(4)}x/lib/${'deeper-'.repeat(8)}y`;
 const LONG_FILE = `${LONG_DIR}/${'file-'.repeat(25)}z.js`; // > 100 bytes even as a basename

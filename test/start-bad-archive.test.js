@@ -10,7 +10,7 @@ const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { runCli, rm, BIN } = require('./helpers/app.js');
 const { writeArchive } = require('../lib/pack/archive.js');
-const { readLeadEntry } = require('../lib/start/archive-reader.js');
+const { readLeadEntry } = require('../lib/start/tar-header.js');
 const { INDEX_PATH } = require('../lib/archive-format.js');
 const { sealIndex } = require('../lib/pack/startup-index.js');
 

@@ -6,9 +6,9 @@
 // by another tool is read whole and walked instead (walk-archive.js).
 const fs = require('node:fs');
 const { crc32 } = require('node:zlib');
-const { firstPlainFile, readSize, BLOCK } = require('./tar-header.js');
+const { readLeadEntry, readSize, BLOCK } = require('./tar-header.js');
 const {
-  INDEX_PATH, INDEX_VERSION, CACHE_PATH, checkStartupIndex, sealHolds, archiveName, checkArchiveStat, checkWholeRead,
+  INDEX_PATH, INDEX_VERSION, CACHE_PATH, checkStartupIndex, sealHolds, checkArchiveStat, checkWholeRead,
 } = require('../archive-format.js');
 
 // Memory mode reads pack's archives through one buffer of this size, reused (readInChunks).
@@ -29,18 +29,6 @@ function readIndex(data) {
     throw new IndexError(`is version ${JSON.stringify(index.version)}, this coldstart reads ${INDEX_VERSION} (re-run coldstart pack)`);
   }
   return index;
-}
-
-/**
- * The archive's lead entry as pack writes it (directories, then the index, with plain headers)
- * and the offset of the bytes after it. Null when the archive does not start so: an archive
- * re-made by another tool is then walked whole (walk-archive.js).
- * @param {Buffer} buffer the archive, or as much of its start as holds the lead entry
- * @returns {{path: string, data: Buffer, end: number}|null}
- */
-function readLeadEntry(buffer) {
-  const lead = firstPlainFile(buffer);
-  return lead && { ...lead, path: archiveName(lead.path) };
 }
 
 /**
@@ -189,4 +177,4 @@ function heldFiles(layout, held, sources, onMismatch) {
   return view;
 }
 
-module.exports = { readArchive, IndexError, readIndex, readLeadEntry };
+module.exports = { readArchive, IndexError, readIndex };

@@ -8,11 +8,11 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { readTarEntries } = require('./tar-reader.js');
-const { firstPlainFile } = require('./tar-header.js');
+const { readLeadEntry } = require('./tar-header.js');
 
 // What pack generates for start itself (the startup index, the code cache) is not the app's:
 // never written into the app's directory.
-const { INDEX_PATH, CACHE_PATH, sealHolds, archiveName } = require('../archive-format.js');
+const { INDEX_PATH, CACHE_PATH, sealHolds } = require('../archive-format.js');
 
 const GENERATED = new Set([INDEX_PATH, CACHE_PATH, path.dirname(INDEX_PATH)]);
 
@@ -93,8 +93,8 @@ function recordedSums(entries) {
 // A pack archive carries a seal over all its bytes (archive-format.js): a damaged or altered one
 // writes nothing over the app's files. True when it held; false for an archive that has none.
 function checkSeal(buffer) {
-  const lead = firstPlainFile(buffer);
-  if (!lead || archiveName(lead.path) !== INDEX_PATH) return false;
+  const lead = readLeadEntry(buffer);
+  if (!lead || lead.path !== INDEX_PATH) return false;
   const { crc32 } = require('node:zlib');
   if (!sealHolds(lead.data, crc32(buffer.subarray(lead.end)))) {
     throw new Error('it does not match its checksum (corrupt, or changed after packing): nothing written');

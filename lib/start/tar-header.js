@@ -3,6 +3,8 @@
 // lead entry of pack's archives (directories, then the startup index) has plain ustar headers, so
 // memory mode reads it with these alone; any other archive is walked by tar-reader.js.
 
+const { archiveName } = require('../archive-format.js');
+
 const BLOCK = 512;
 const DIR = 0x35; // '5'
 const FILE = new Set([0, 0x30, 0x37]); // '\0' (pre-POSIX), '0', '7' (contiguous)
@@ -68,14 +70,15 @@ function cString(buffer, start, length) {
 }
 
 /**
- * The first file entry of a tar whose leading entries have plain headers (directories are passed
- * over): its name as stored (no ustar prefix), its bytes and the offset just past its padding.
- * Null when another kind of entry (pax, a GNU long name, a link) comes first. Throws like
- * tar-reader.js for a damaged header or a file running past the buffer's end.
- * @param {Buffer} buffer the archive's first bytes
+ * The lead entry of a pack archive: the first file of a tar whose leading entries have plain
+ * headers (directories are passed over), with its path as pack wrote it (archiveName), its bytes
+ * and the offset just past its padding. Null when another kind of entry (pax, a GNU long name, a
+ * link) comes first: an archive re-made by another tool is then walked whole (walk-archive.js).
+ * Throws like tar-reader.js for a damaged header or a file running past the buffer's end.
+ * @param {Buffer} buffer the archive, or as much of its start as holds the lead entry
  * @returns {{path: string, data: Buffer, end: number}|null}
  */
-function firstPlainFile(buffer) {
+function readLeadEntry(buffer) {
   for (let header = 0; header + BLOCK <= buffer.length;) {
     if (isZeroBlock(buffer, header)) return null; // the end
     checkHeader(buffer, header);
@@ -84,7 +87,7 @@ function firstPlainFile(buffer) {
     const dataEnd = header + BLOCK + size;
     if (dataEnd > buffer.length) corrupt(`entry at offset ${header} runs past the end of the archive`);
     if (FILE.has(type) && buffer[header + 345] === 0) {
-      return { path: cString(buffer, header, 100), data: buffer.subarray(header + BLOCK, dataEnd), end: header + BLOCK + Math.ceil(size / BLOCK) * BLOCK };
+      return { path: archiveName(cString(buffer, header, 100)), data: buffer.subarray(header + BLOCK, dataEnd), end: header + BLOCK + Math.ceil(size / BLOCK) * BLOCK };
     }
     if (type !== DIR) return null;
     header = header + BLOCK + Math.ceil(size / BLOCK) * BLOCK;
@@ -92,4 +95,4 @@ function firstPlainFile(buffer) {
   return null;
 }
 
-module.exports = { BLOCK, corrupt, checkHeader, readOctal, readSize, cString, isZeroBlock, firstPlainFile };
+module.exports = { BLOCK, corrupt, checkHeader, readOctal, readSize, cString, isZeroBlock, readLeadEntry };
