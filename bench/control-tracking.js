@@ -6,9 +6,13 @@
 // does: lib/check/control.js). Each set is `check -n N --update-baseline` of an app (every run and
 // its control run, each less its wait for a CPU), recorded quiet, with two busy loops and with
 // eight; every set is then judged as a baseline against every other set's first --now runs of the
-// same app, and a grown app's sets (50 ms more of CPU work) against the app's. Prints markdown.
+// same app, and a grown app's sets (50 ms more of CPU work) against the app's. Then, in each
+// condition, `check --baseline-cmd` (the app's old revision run alternately, no control needed):
+// the unchanged app against itself and the grown app against the app, --alternated times each.
+// Prints markdown.
 //
-//   node bench/control-tracking.js [--sets 2] [--runs 16] [--now 10] [--loops 0,2,8]
+//   node bench/control-tracking.js [--sets 2] [--runs 16] [--now 10] [--loops 0,2,8] [--alternated 3]
+//   (--sets 0 or --alternated 0 leaves that part out)
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -57,6 +61,18 @@ function recordSet(root, name, command, runs) {
   return judgedRuns(baselineRuns(JSON.parse(fs.readFileSync(file, 'utf8')))).now;
 }
 
+/** One `check --baseline-cmd` (default runs) of `name` against `against`, run from name's folder: its verdict and interval. */
+function alternatedCheck(root, name, against, command) {
+  const baselineCmd = [command[0], path.join('..', against, command[1])].join(' ');
+  const r = spawnSync(process.execPath, [CLI, 'check', '--json', '--baseline-cmd', baselineCmd, '--out', path.join(root, 'out'), '--', ...command],
+    { cwd: path.join(root, name), encoding: 'utf8', maxBuffer: 1e9 });
+  let found;
+  try { found = JSON.parse(r.stdout).checks.find((c) => c.name === 'baseline'); } catch { /* reported below */ }
+  if (!found) throw new Error(`check ${name} --baseline-cmd: exit ${r.status}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  const low = found.low == null ? '' : ` [${found.low.toFixed(0)} … ${found.high.toFixed(0)}]`;
+  return { verdict: found.verdict, text: `${found.verdict} ${found.actual >= 0 ? '+' : ''}${found.actual.toFixed(0)}${low}` };
+}
+
 /** The shift's interval of `after` against `before` with the control read at `tracking` (null: measured, as check does). */
 function judged(before, after, tracking) {
   const model = againstControl(before, after, { tracking });
@@ -75,14 +91,16 @@ function verdict(cmp, baseline) {
 const shown = (cmp, baseline) => `${verdict(cmp, baseline)} ${cmp.shift >= 0 ? '+' : ''}${cmp.shift.toFixed(0)} ±${((cmp.high - cmp.low) / 2).toFixed(0)}`;
 
 async function main() {
-  const { values } = parseArgs({ options: { sets: { type: 'string', default: '2' }, runs: { type: 'string', default: '16' }, now: { type: 'string', default: '10' }, loops: { type: 'string', default: '0,2,8' } } });
+  const { values } = parseArgs({ options: { sets: { type: 'string', default: '2' }, runs: { type: 'string', default: '16' }, now: { type: 'string', default: '10' }, loops: { type: 'string', default: '0,2,8' }, alternated: { type: 'string', default: '3' } } });
   const CONDITIONS = values.loops.split(',').map((n) => condition(parseCount(n, '--loops', 0)));
-  const sets = parseCount(values.sets, '--sets', 1);
+  const sets = parseCount(values.sets, '--sets', 0);
+  const alternated = parseCount(values.alternated, '--alternated', 0);
   const runs = parseCount(values.runs, '--runs', 6);
   const now = parseCount(values.now, '--now', 6);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-control-tracking-'));
   const started = Date.now();
   const recorded = [];
+  const alternatedRows = [];
   try {
     const apps = writeApps(root);
     for (const { name: conditionName, loops } of CONDITIONS) {
@@ -94,6 +112,13 @@ async function main() {
             for (const name of [app.name, app.grown]) recorded.push({ app: app.name, name, condition: conditionName, load, runs: recordSet(root, name, app.command, runs) });
           }
         }
+        for (const app of apps) {
+          for (const name of alternated ? [app.name, app.grown] : []) {
+            const checks = Array.from({ length: alternated }, () => alternatedCheck(root, name, app.name, app.command));
+            const count = (v) => checks.filter((c) => c.verdict === v).length;
+            alternatedRows.push(`| ${name === app.grown ? `${app.name} + 50 ms` : app.name} | ${conditionName} (load ${load} → ${os.loadavg()[0].toFixed(1)}) | ${count('fail')} / ${count('pass')} / ${count('inconclusive')} | ${checks.map((c) => c.text).join('; ')} |`);
+          }
+        }
       } finally {
         if (busy) await busy.stop();
       }
@@ -101,8 +126,20 @@ async function main() {
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
+  const lines = [];
+  if (recorded.length) lines.push(...savedBaselineTable(recorded, CONDITIONS, runs, now));
+  if (alternatedRows.length) {
+    lines.push('', '## check --baseline-cmd: the old revision run alternately', '', `Each \`check --json --baseline-cmd\` at its default runs (6, going on up to 18 while undecided), default tolerance; the change in ms less the wait for a CPU, with check's interval.`, '',
+      '| app | condition | fail / pass / inconclusive | each check |', '|---|---|---|---|', ...alternatedRows);
+  }
   const m = describeMachine();
-  const lines = ['## check against a baseline through the control app, judged three ways', '', `${m.cpu}, ${m.cores} cores, Node ${m.node}; sets of ${runs} runs (\`check --update-baseline\`), each judged as a baseline against every other set's first ${now} runs at 95%, default tolerance; ${((Date.now() - started) / 60000).toFixed(1)} min.`, '',
+  lines.push('', `${m.cpu}, ${m.cores} cores, Node ${m.node}; ${((Date.now() - started) / 60000).toFixed(1)} min in all.`);
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+/** The first part's table: every recorded set as a baseline against every other set's first runs. */
+function savedBaselineTable(recorded, CONDITIONS, runs, now) {
+  const lines = ['## check against a baseline through the control app, judged three ways', '', `Sets of ${runs} runs (\`check --update-baseline\`), each judged as a baseline against every other set's first ${now} runs at 95%, default tolerance.`, '',
     '| app | baseline → now | pairs | excess over the control (tracking 1) | as measured (tracking 0) | less the share it follows (check) | tracking measured |', '|---|---|---:|---|---|---|---|'];
   const firstRuns = (s) => ({ samples: s.runs.samples.slice(0, now), control: s.runs.control.slice(0, now) });
   for (const app of [...new Set(recorded.map((s) => s.app))]) {
@@ -130,7 +167,7 @@ async function main() {
       }
     }
   }
-  process.stdout.write(lines.join('\n') + '\n');
+  return lines;
 }
 
 main().catch((err) => {
