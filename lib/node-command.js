@@ -82,4 +82,25 @@ function entryExists(file) {
   });
 }
 
-module.exports = { parseNodeCommand, isNode, entryExists, PRELOAD_FLAGS, ENV_FILE_FLAGS };
+/**
+ * The app root, which pack's archive paths are under and start serves them from: the nearest
+ * directory with a package.json above the entry, else cwd. An entry inside
+ * node_modules is a package binary running the app (functions-framework, next): the root is the
+ * project that installed it.
+ */
+function findRoot(mainFile, cwd) {
+  if (!mainFile) return cwd;
+  const file = path.resolve(cwd, mainFile);
+  const parts = file.split(path.sep);
+  const modules = parts.indexOf('node_modules');
+  if (modules > 0) return parts.slice(0, modules).join(path.sep) || path.sep;
+  let dir = path.dirname(file);
+  for (;;) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) return cwd;
+    dir = up;
+  }
+}
+
+module.exports = { parseNodeCommand, isNode, entryExists, findRoot, PRELOAD_FLAGS, ENV_FILE_FLAGS };

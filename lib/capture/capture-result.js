@@ -4,7 +4,8 @@
 // the file system reads that find the app root and the files the app needs to start.
 const os = require('os');
 const path = require('path');
-const { collectFiles, findRoot } = require('./startup-files.js');
+const { collectFiles } = require('./startup-files.js');
+const { findRoot } = require('../node-command.js');
 const { trimProfile } = require('./trim-profile.js');
 const { moduleRecords } = require('./module-records.js');
 const { readyMomentEnv } = require('./launch.js');

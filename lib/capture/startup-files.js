@@ -7,30 +7,10 @@ const path = require('path');
 const { moduleRecords } = require('./module-records.js');
 const { relativeInside } = require('../paths.js');
 const { rootConfinement } = require('./root-confinement.js');
-const { parseNodeCommand, ENV_FILE_FLAGS } = require('../node-command.js');
+const { parseNodeCommand, ENV_FILE_FLAGS, findRoot } = require('../node-command.js');
 
 // Files Node can load as a module.
 const CODE = /\.(?:[cm]?js|json|node|wasm)$/;
-
-/**
- * The app root: nearest directory with a package.json above the entry, else cwd. An entry inside
- * node_modules is a package binary running the app (functions-framework, next): the root is the
- * project that installed it.
- */
-function findRoot(mainFile, cwd) {
-  if (!mainFile) return cwd;
-  const file = path.resolve(cwd, mainFile);
-  const parts = file.split(path.sep);
-  const modules = parts.indexOf('node_modules');
-  if (modules > 0) return parts.slice(0, modules).join(path.sep) || path.sep;
-  let dir = path.dirname(file);
-  for (;;) {
-    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
-    const up = path.dirname(dir);
-    if (up === dir) return cwd;
-    dir = up;
-  }
-}
 
 function statFile(p) {
   try {
@@ -234,4 +214,4 @@ function rootResolutions(list, root) {
   return out;
 }
 
-module.exports = { collectFiles, findRoot, packageDir };
+module.exports = { collectFiles, packageDir };

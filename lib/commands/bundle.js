@@ -64,7 +64,7 @@ function bundleFlags(argv, ctx) {
   const parsed = require('../bundle/app-command.js').parseAppCommand(argv.appCommand);
   require('../capture/command-check.js').checkCommand(argv.appCommand, ctx.cwd);
   // Refuse a bad --out before the app runs; checked again once the capture knows the root.
-  const { findRoot } = require('../capture/startup-files.js');
+  const { findRoot } = require('../node-command.js');
   const out = path.resolve(ctx.cwd, argv.out || 'dist-bundle');
   require('../bundle/output.js').checkOutDir(out, argv.root ? path.resolve(ctx.cwd, argv.root) : findRoot(path.resolve(ctx.cwd, parsed.entry), ctx.cwd));
   return { runs, requests, externals, out };

@@ -17,7 +17,8 @@ const { readyMomentEnv } = require('../capture/launch.js');
  * @param {object} options
  * @param {string} options.archive archive with the startup index and no code cache
  * @param {string[]} options.command the app command (`node [flags] entry args`)
- * @param {string} options.cwd the app root, where the container starts it
+ * @param {string} options.cwd the working directory, where the container starts it
+ * @param {string} [options.root] the root the archive's paths are under (pack's root)
  * @param {object} options.env
  * @param {{mode: string, ms?: number}} options.until the capture's ready moment
  * @param {number} options.timeoutMs
@@ -27,11 +28,11 @@ const { readyMomentEnv } = require('../capture/launch.js');
  *   compile cache wrote in the run (Node 22.1+) that `wanted` names, by file name (esm-code-cache.js);
  *   rejects with the reason the run gave no cache
  */
-async function recordCodeCacheRun({ archive, command, cwd, env, until, timeoutMs, settleMs = 0, wanted = () => false }) {
+async function recordCodeCacheRun({ archive, command, cwd, root, env, until, timeoutMs, settleMs = 0, wanted = () => false }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'coldstart-cache-'));
   const out = path.join(dir, 'cache.json');
   try {
-    const exit = await runInGroup(process.execPath, [COLDSTART_BIN, 'start', '--quiet', '--trust-archive', '--archive', archive, '--', ...command], {
+    const exit = await runInGroup(process.execPath, [COLDSTART_BIN, 'start', '--quiet', '--trust-archive', '--archive', archive, ...(root ? ['--root', root] : []), '--', ...command], {
       cwd,
       env: { ...env, [RECORD_ENV]: out, [UNTIL_ENV]: readyMomentEnv(until), ...(settleMs ? { [SETTLE_ENV]: String(settleMs) } : {}) },
       timeoutMs,

@@ -20,7 +20,8 @@ async function makeCodeCache({ root, index, appRun, write, out, warnings }) {
   const { importLost, ...built } = buildCodeCache(root, commonjs);
   if (importLost) {
     warnings.push(warning('PACK_CODE_CACHE_IMPORT_LOST', `${importLost} of ${commonjs.length} CommonJS modules mention import( and get no code cache on Node ${process.versions.node} (with a cache it loses their import()); Node 22 and later cache them`, { modules: importLost }));
-  } else if (recorded) {
+  }
+  if (recorded) {
     warnings.push(warning('PACK_CODE_CACHE_UNUSED', 'the run under coldstart start compiled no module from the archive (is the working directory the app root?); code cache compiled without running the app'));
   }
   return { ...built, made: 'compile' };
@@ -32,7 +33,7 @@ async function recordCodeCache({ appRun, index, write, out, warnings }) {
   try {
     write(uncached, null);
     const { recordCodeCacheRun } = require('./code-cache-run.js');
-    const esmKeys = esmCacheKeys(appRun.cwd, index);
+    const esmKeys = esmCacheKeys(appRun.root || appRun.cwd, index);
     const recorded = await recordCodeCacheRun({ archive: uncached, ...appRun, wanted: (name) => esmKeys.has(name) });
     const esm = withEsmEntries(recorded, esmKeys);
     if (Object.keys(esm.index.entries).length || esm.index.esm) return { ...esm, made: 'run' };

@@ -101,7 +101,7 @@ async function fromRun(captureOptions, onProgress) {
     outsideRoot: result.outsideRoot,
     readyAt: result.readyAt,
     index: startupIndex(result),
-    appRun: { command, cwd: captureOptions.cwd, env, until, timeoutMs, settleMs, lambda },
+    appRun: { command, cwd: captureOptions.cwd, root: result.root, env, until, timeoutMs, settleMs, lambda },
     order: result.modules.map((m) => relativeInside(result.root, m.file)).filter(Boolean),
   };
 }

@@ -1,6 +1,7 @@
 'use strict';
-// `start --mode extract` (and --into): the archive read whole and written over the working
-// directory or into DIR, then the app run from where its entry landed. Loaded for that mode only.
+// `start --mode extract` (and --into): the archive read whole and written over the app root (the
+// working directory, or the app's folder below it) or into DIR, then the app run from where its
+// entry landed. Loaded for that mode only.
 const fs = require('node:fs');
 const path = require('node:path');
 const { entryExists } = require('../node-command.js');
@@ -9,7 +10,7 @@ const { entryExists } = require('../node-command.js');
  * Extracts the archive; any problem is one warning and the app starts without it.
  * @returns {string} the directory the app should run from: --into when the archive landed there
  */
-function loadExtracted(options, cwd, started, { fallback, warn, warnRefused, writeLine, listed }) {
+function loadExtracted(options, root, started, { fallback, warn, warnRefused, writeLine, listed }) {
   let buffer;
   try {
     const { checkArchiveStat, checkWholeRead } = require('../archive-format.js');
@@ -21,16 +22,16 @@ function loadExtracted(options, cwd, started, { fallback, warn, warnRefused, wri
     const reason = err.code === 'ENOENT' ? `archive not found: ${options.archive}`
       : `cannot read archive ${options.archive}: ${err.message}`;
     warn(reason + fallback);
-    return cwd;
+    return root;
   }
-  const into = options.into ? path.resolve(cwd, options.into) : cwd;
+  const into = options.into ? path.resolve(process.cwd(), options.into) : root;
   let result;
   try {
     const { extractArchive } = require('./extract.js');
     result = extractArchive(buffer, into);
   } catch (err) {
     warn(`could not extract ${options.archive} into ${into}: ${err.message}${fallback}`);
-    return cwd;
+    return root;
   }
   if (!options.quiet) {
     const { formatBytes, formatMs } = require('../format-units.js');
@@ -52,10 +53,10 @@ function loadExtracted(options, cwd, started, { fallback, warn, warnRefused, wri
 
 // --into: the app runs from DIR when its entry landed there; an archive without the entry
 // leaves the app where it is, so it starts as it would without --into.
-function moveToRunDir(entry, cwd, runDir, options, warn) {
-  const rel = path.relative(cwd, entry);
+function moveToRunDir(entry, root, runDir, options, warn) {
+  const rel = path.relative(root, entry);
   if (rel.startsWith('..') || path.isAbsolute(rel)) {
-    warn(`${entry} is outside the working directory, so it is not looked up in ${runDir}`);
+    warn(`${entry} is outside the app root ${root}, so it is not looked up in ${runDir}`);
     process.chdir(runDir);
     return entry;
   }
@@ -65,7 +66,7 @@ function moveToRunDir(entry, cwd, runDir, options, warn) {
     return entry;
   }
   process.chdir(runDir);
-  require('./require-from-origin.js').requireFromOrigin(cwd, runDir, warn);
+  require('./require-from-origin.js').requireFromOrigin(root, runDir, warn);
   return moved;
 }
 

@@ -5,7 +5,7 @@
 // problem never stops the app: one warning line, then the app starts as it would without us.
 const fs = require('node:fs');
 const path = require('node:path');
-const { parseNodeCommand, isNode, entryExists } = require('../node-command.js');
+const { parseNodeCommand, isNode, entryExists, findRoot } = require('../node-command.js');
 // Read on --help and on a command line start cannot use, never on a container start.
 const usage = () => require('./usage.js').USAGE;
 
@@ -37,8 +37,10 @@ function main(argv) {
   // Memory mode writes nothing: the entry must be there already (extract may bring it).
   const memory = options.mode === 'memory';
   if (memory && !entryFound(entry, options.app.entry)) return;
-  const runDir = loadArchive(options, cwd, started);
-  if (runDir !== cwd) entry = require('./extract-mode.js').moveToRunDir(entry, cwd, runDir, options, warn);
+  // The archive's paths are under the root pack ran the app from, found by pack's own rule.
+  const root = options.root ? path.resolve(cwd, options.root) : findRoot(entry, cwd);
+  const runDir = loadArchive(options, root, started);
+  if (runDir !== root) entry = require('./extract-mode.js').moveToRunDir(entry, root, runDir, options, warn);
   if (!memory && !entryFound(entry, options.app.entry)) return;
   // Node's own compile cache, which the app inherits: one look at whether it serves this app.
   if (process.env.NODE_COMPILE_CACHE) require('./node-compile-cache.js').checkCompileCache({ env: process.env, cwd, entry, warn });
@@ -46,25 +48,25 @@ function main(argv) {
   runApp({ ...options.app, entry });
 }
 
-// Returns the directory the app should run from: --into when the archive landed there.
-function loadArchive(options, cwd, started) {
+// Returns the directory the app should run from: --into when the archive landed there, else root.
+function loadArchive(options, root, started) {
   const fallback = options.into ? '; starting the app from the working directory' : '; starting the app without it';
   if (!options.archive) {
     warn('no --archive given; starting the app without it');
-    return cwd;
+    return root;
   }
   if (options.mode !== 'extract' && options.mode !== 'memory') {
     warn(`unknown --mode ${options.mode} (supported: memory, extract)${fallback}`);
-    return cwd;
+    return root;
   }
   if (options.mode === 'memory') {
     const { loadIntoMemory } = require('./memory-loader.js');
     loadIntoMemory({
-      root: cwd, archive: options.archive, verify: options.verify, report: options.report, quiet: options.quiet, started, warn, warnRefused, writeLine,
+      root, archive: options.archive, verify: options.verify, report: options.report, quiet: options.quiet, started, warn, warnRefused, writeLine,
     });
-    return cwd;
+    return root;
   }
-  return require('./extract-mode.js').loadExtracted(options, cwd, started, { fallback, warn, warnRefused, writeLine, listed });
+  return require('./extract-mode.js').loadExtracted(options, root, started, { fallback, warn, warnRefused, writeLine, listed });
 }
 
 // Entries an archive had that would land outside the root: one line, whichever mode.
@@ -115,6 +117,7 @@ function parseStartArgs(argv) {
     const inline = eq === -1 ? undefined : word.slice(eq + 1);
     if (name === '--archive') options.archive = valueOf(name, inline);
     else if (name === '--into') options.into = valueOf(name, inline);
+    else if (name === '--root') options.root = valueOf(name, inline);
     else if (name === '--report-file') options.report = valueOf(name, inline);
     else if (name === '--mode') options.mode = valueOf(name, inline);
     else if (name === '--trust-archive') options.verify = 'none';
