@@ -61,14 +61,45 @@ function duplicatePackages(result, options = {}) {
       estimatedMs,
       copies: list,
       evidence: `${list.length} copies (${versions.join(', ')}): ${list.map((c) => `${c.dir} ${c.version || '?'}, ${c.modules} module${c.modules === 1 ? '' : 's'}, ${c.ms} ms${c.pulledBy ? `, first required by ${c.pulledBy}` : ''}`).join('; ')}`,
-      // The same version only when every copy's version was read and they agree.
-      fix: versions.length === 1 && versions[0] !== '?'
-        ? `the same version installed ${list.length} times: npm dedupe, or where a dependent pins another version at the top, an "overrides" entry (npm ls ${name} shows who asks for each)`
-        : versions.includes('?') ? `npm ls ${name} shows the ${list.length} copies and who asks for each: npm dedupe merges those that can share a version; an "overrides" entry aligns a dependent that pins another`
-          : `align the versions its dependents ask for (an "overrides" entry where a dependent pins one), then npm dedupe (npm ls ${name} shows who asks for each)`,
+      fix: duplicateFix(name, list, versions),
     });
   }
   return advice.sort((a, b) => b.estimatedMs - a.estimatedMs || a.subject.localeCompare(b.subject));
+}
+
+/** What merges the copies: which fix fits depends on whether their versions can be one. */
+function duplicateFix(name, list, versions) {
+  const who = `npm ls ${name} shows who asks for each`;
+  // The same version only when every copy's version was read and they agree.
+  if (versions.length === 1 && versions[0] !== '?') {
+    return `the same version installed ${list.length} times: npm dedupe, or where a dependent pins another version at the top, an "overrides" entry (${who})`;
+  }
+  if (versions.includes('?')) {
+    return `npm ls ${name} shows the ${list.length} copies and who asks for each: npm dedupe merges those that can share a version; an "overrides" entry aligns a dependent that pins another`;
+  }
+  // No range of one semver line takes a version of another (^2.1 never takes 3.0): no dedupe merges them.
+  const lines = [...new Set(versions.map(semverLine))];
+  if (lines.length > 1) {
+    const newest = lines.reduce((a, b) => (compareVersions(a, b) >= 0 ? a : b));
+    const older = list.filter((c) => semverLine(c.version) !== newest && c.pulledBy).map((c) => c.pulledBy);
+    const asking = older.length ? ` (first required by ${[...new Set(older)].join(', ')})` : '';
+    return `versions ${lines.map((l) => `${l}.x`).join(' and ')}, which no dedupe merges: update what asks for the older${asking} to a release that takes ${newest}.x, or an "overrides" entry to ${newest}.x if it works with it (${who})`;
+  }
+  return `align the versions its dependents ask for (an "overrides" entry where a dependent pins one), then npm dedupe (${who})`;
+}
+
+// The part of a version a caret range keeps: the major, or 0.minor (0.0.patch) below 1.0.0.
+function semverLine(version) {
+  const [major, minor, patch] = String(version).split(/[.+-]/).map(Number);
+  if (major > 0 || !Number.isFinite(minor)) return String(major);
+  return minor > 0 ? `0.${minor}` : `0.0.${patch}`;
+}
+
+function compareVersions(a, b) {
+  const x = a.split('.').map(Number);
+  const y = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] || 0) !== (y[i] || 0)) return (x[i] || 0) - (y[i] || 0);
+  return 0;
 }
 
 function versionOf(text) {
