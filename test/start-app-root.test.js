@@ -14,7 +14,8 @@ const APP = 'build/standalone';
 const FILES = {
   'package.json': '{ "name": "project", "private": true }\n',
   [`${APP}/package.json`]: '{ "name": "standalone", "private": true }\n',
-  [`${APP}/server.js`]: "const greet = require('./lib/greet.js');\nconst dep = require('dep');\n" +
+  // As Next.js's standalone server, it moves into its own folder first.
+  [`${APP}/server.js`]: "process.chdir(__dirname);\nconst greet = require('./lib/greet.js');\nconst dep = require('dep');\n" +
     "require('node:http').createServer((req, res) => res.end(greet(dep.name))).listen(0, () => console.log('listening'));\n",
   [`${APP}/lib/greet.js`]: 'module.exports = (name) => `hello from ${name}`;\n',
   [`${APP}/node_modules/dep/package.json`]: '{ "name": "dep", "version": "1.0.0" }\n',
@@ -47,6 +48,7 @@ test('start from the project folder serves the archive pack made there of an app
 
   const memory = await startFrom(dir, ['--archive', 'startup.tar', '--report-file', 'report.json']);
   assert.doesNotMatch(memory.stderr, /came from disk/, memory.stderr);
+  // --report-file names a file from where start ran, though the app changed its directory.
   const report = JSON.parse(fs.readFileSync(path.join(dir, 'report.json'), 'utf8'));
   assert.deepStrictEqual(report.fromDisk.filter((f) => f.beforeReady).map((f) => f.file), [], 'every file of the app came from the archive');
   assert.ok(report.codeCache && report.codeCache.hits >= SERVED.length, `code cache used: ${JSON.stringify(report.codeCache)}`);

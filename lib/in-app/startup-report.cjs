@@ -22,6 +22,8 @@ const SCHEMA = 1;
  * @returns {{fromDisk(rel: string): void}} start tells it of each file that came from disk
  */
 function startupReport({ report, root = process.cwd(), archive = null, archiveReadyMs = null, stats = null }) {
+  // A file named from the working directory start ran in: the app may change it (Next.js's does).
+  if (report !== 'stderr') report = require('node:path').resolve(report);
   const { now } = processClock(); // readyAt's clock, with no pause: in production nothing holds the app
   const loads = []; // [filename, own ms, start, end]: grouped by package only when the report is written
   const fromDisk = [];
