@@ -265,11 +265,13 @@ check_buildkit() {
 free_disk() {
   local t0 left stale; t0=$(now)
   "$DOCKER" container prune --force >/dev/null 2>&1 || true
+  # By name (an ID could be a base image's under another tag); untagged images by ID.
   stale=$("$DOCKER" image ls --format '{{.Repository}}:{{.Tag}} {{.ID}}' \
-    | awk -v a="$BASE_IMAGE" -v b="$DISTROLESS_IMAGE" '$1 != a && $1 != b { print $2 }' | sort -u)
-  [ -z "$stale" ] || "$DOCKER" image rm --force $stale >/dev/null 2>&1 || true
+    | awk -v a="$BASE_IMAGE" -v b="$DISTROLESS_IMAGE" '$1 == a || $1 == b { next } $1 ~ /<none>/ { print $2; next } { print $1 }' | sort -u) || true
+  [ -z "$stale" ] || "$DOCKER" image rm $stale >/dev/null 2>&1 || true
   "$DOCKER" builder prune --all --force >/dev/null 2>&1 || true
-  left=$(df -Pk "$("$DOCKER" info --format '{{.DockerRootDir}}')" | awk 'NR == 2 { print int($4 / 1048576) }')
+  left=$(df -Pk "$("$DOCKER" info --format '{{.DockerRootDir}}')" | awk 'NR == 2 { print int($4 / 1048576) }') || true
+  [ -n "$left" ] || left=0
   say "cleared old build cache, containers and images ($(since "$t0")); ${left} GiB free for the engine"
   [ "$left" -ge 5 ] || say "warning: only ${left} GiB free: image builds may fail with 'no space left on device'"
 }
