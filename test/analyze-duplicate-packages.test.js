@@ -64,7 +64,7 @@ test('copies whose versions cannot be read are never called the same version; on
   const same = duplicatePackages({ root: '/app', modules }, { readSource: () => '{"version":"4.17.21"}' });
   assert.match(same[0].fix, /^the same version installed 2 times: npm dedupe/);
   const two = duplicatePackages({ root: '/app', modules }, { readSource: (f) => (f.includes('/x/') ? '{"version":"3.10.1"}' : '{"version":"4.17.21"}') });
-  assert.match(two[0].fix, /^versions 4\.x and 3\.x, which no dedupe merges: update what asks for the older \(first required by \/app\/node_modules\/x\/index\.js\) to a release that takes 4\.x/);
+  assert.match(two[0].fix, /^versions 4\.x and 3\.x, which no dedupe merges: update what asks for the older \(first required by \/app\/node_modules\/x\/index\.js, in the app's dependency x\) to a release that takes 4\.x/);
   // Within one line (4.17.21 and 4.0.0, or 0.3.1 and 0.3.0) a shared version exists: align, then dedupe.
   const oneLine = duplicatePackages({ root: '/app', modules }, { readSource: (f) => (f.includes('/x/') ? '{"version":"4.0.0"}' : '{"version":"4.17.21"}') });
   assert.match(oneLine[0].fix, /^align the versions .*then npm dedupe/);

@@ -224,3 +224,20 @@ test('pack: a bad --out (a directory, under a file, under /proc, a device, a FIF
     assert.ok(fs.statSync('/dev/null').isCharacterDevice(), '/dev/null is still a device');
   } finally { rm(dir); }
 });
+
+test('pack counts the app under the root, not the archive it writes there (nor the one it replaces)', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-pack-tree-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'package.json'), '{ "name": "tree", "private": true }\n');
+    fs.writeFileSync(path.join(dir, 'app.js'), "console.log('ran');\n");
+    const pack = async () => {
+      const r = await runCli(['pack', '--json', '--until', 'exit', '--out', 'startup.tar', '--', 'node', 'app.js'], { cwd: dir });
+      assert.strictEqual(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout).tree;
+    };
+    const first = await pack();
+    assert.ok(fs.existsSync(path.join(dir, 'startup.tar')));
+    assert.deepStrictEqual(await pack(), first, 'the archive of the first pack is not counted by the second');
+    assert.strictEqual(first.files, 2, JSON.stringify(first));
+  } finally { rm(dir); }
+});

@@ -81,11 +81,22 @@ function duplicateFix(name, list, versions) {
   const lines = [...new Set(versions.map(semverLine))];
   if (lines.length > 1) {
     const newest = lines.reduce((a, b) => (compareVersions(a, b) >= 0 ? a : b));
-    const older = list.filter((c) => semverLine(c.version) !== newest && c.pulledBy).map((c) => c.pulledBy);
+    const older = list.filter((c) => semverLine(c.version) !== newest && c.pulledBy).map(askedBy);
     const asking = older.length ? ` (first required by ${[...new Set(older)].join(', ')})` : '';
     return `versions ${lines.map((l) => `${l}.x`).join(' and ')}, which no dedupe merges: update what asks for the older${asking} to a release that takes ${newest}.x, or an "overrides" entry to ${newest}.x if it works with it (${who})`;
   }
   return `align the versions its dependents ask for (an "overrides" entry where a dependent pins one), then npm dedupe (${who})`;
+}
+
+// Who asks for a copy: the file that first required it and, for a copy nested in another
+// package's folder, the app's own dependency that brought it (the one to update).
+function askedBy(copy) {
+  const parts = copy.dir.split('/');
+  const first = parts.indexOf('node_modules');
+  const nested = first !== -1 && parts.indexOf('node_modules', first + 1) !== -1;
+  if (!nested) return copy.pulledBy;
+  const top = parts[first + 1].startsWith('@') ? `${parts[first + 1]}/${parts[first + 2]}` : parts[first + 1];
+  return `${copy.pulledBy}, in the app's dependency ${top}`;
 }
 
 // The part of a version a caret range keeps: the major, or 0.minor (0.0.patch) below 1.0.0.

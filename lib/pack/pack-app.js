@@ -58,7 +58,7 @@ async function packApp({ out, manifest, root: manifestRoot, cwd, capture: captur
     snapshot,
     check: checked,
     archiveBytes: written.archiveBytes,
-    tree: treeSize(root),
+    tree: treeSize(root, { skip: [out, snapshotOut].filter(Boolean) }), // what pack wrote is not the app
     readyAt,
     outsideRoot,
     missing,
