@@ -133,6 +133,26 @@ test('--compare and -o: one series per command; raw samples in .csv, a chart wit
     'the only URL is the SVG namespace');
 });
 
+test('on a busy machine bench says how long the runs waited for a CPU, per series, as the kernel counted it', async () => {
+  const { startBusyLoops } = require('./helpers/busy-loops.js');
+  const { busyLine } = require('../lib/report/bench-summary.js');
+  // Four loops on this machine's cores: every run waits for a CPU.
+  const busy = await startBusyLoops(Math.max(4, 2 * os.availableParallelism()));
+  let r;
+  try {
+    r = await runCli(['bench', '-n', '2', '--json', '--compare', 'node index.js', "node --no-warnings 'index.js'"], { cwd: app });
+  } finally { await busy.stop(); }
+  assert.equal(r.code, 0, r.stderr);
+  const result = JSON.parse(r.stdout);
+  for (const s of result.series) {
+    assert.equal(s.wait.length, 2, JSON.stringify(s));
+    s.wait.forEach((w, i) => assert.ok(w >= 0 && w < s.inside[i], `${w} ms waited of ${s.inside[i]} ms`));
+  }
+  assert.match(busyLine(result.series), /^busy machine: the runs waited for a CPU, median node index\.js [\d.]+ of [\d.]+ ms \(\d+%\); node --no-warnings index\.js /);
+  // Runs that waited under a tenth of their time: no line.
+  assert.equal(busyLine([{ label: 'a', inside: [100, 120], wait: [5, 9] }]), null);
+});
+
 test('the chart: one row per series on a shared axis, median marked, zoomed when far from zero', () => {
   const series = (label, samples) => ({
     label, where: 'local', metric: 'inside', inside: samples, outside: samples.map((x) => x + 5),

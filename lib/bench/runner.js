@@ -93,7 +93,7 @@ async function localSample(series, { until, timeoutMs, signal, force, scratch, l
       throw new CommandError(`the app became ready on ${r.whileRunning}, not on ${series.binary}: `
         + 'start it with node or an npm script, which take the chosen Node from PATH', { code: 'OTHER_NODE' });
     }
-    return { inside: r.readyAt, outside: r.outsideMs };
+    return { inside: r.readyAt, outside: r.outsideMs, wait: r.runQueueMs };
   } catch (err) {
     if (err instanceof CommandError && err.exitCode !== 130) {
       throw new CommandError(withOutput(benchMessage(err, until), stderr.lines(), 'its stderr'), { code: err.code, details: err.details });
@@ -135,7 +135,7 @@ async function dockerSample(series, { until, timeoutMs, limits }) {
  *   signal: stop after the current run and return what was gathered (partial); force: kill now
  * @returns {Promise<{runs: number, warmup: number, until: string, partial: boolean, order: number[],
  *   series: {label: string, where: string, command: string[], metric: 'inside'|'outside',
- *   inside: number[], outside: number[], stats: {inside: ?object, outside: object}}[],
+ *   inside: number[], outside: number[], wait: number[], stats: {inside: ?object, outside: object}}[],
  *   comparisons: ReturnType<typeof compareSeries>}>}
  *   inside is empty (and its stats null) for containers: there the time is measured outside only;
  *   order is the index of the series of each counted run, in the order they ran (each round's order drawn at random)
@@ -159,6 +159,7 @@ async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, 
     metric: s.where === 'docker' ? 'outside' : 'inside',
     inside: [],
     outside: [],
+    wait: [], // per run, ms the app waited for a CPU before its ready moment (local runs where the kernel says)
   }));
   const total = series.length * (warmup + runs);
   let done = 0;
@@ -203,6 +204,7 @@ async function runBench({ series, runs, warmup = 1, until = { mode: 'listen' }, 
     for (const sample of measured.samples[String(i)]) {
       if (sample.inside !== undefined) r.inside.push(sample.inside);
       r.outside.push(sample.outside);
+      if (sample.wait != null) r.wait.push(sample.wait);
     }
   });
   const partial = measured.partial;

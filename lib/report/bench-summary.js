@@ -18,6 +18,8 @@ function renderText(result, { color }) {
   for (const note of result.notes) lines.push(dim(note));
   const m = result.machine;
   lines.push(dim(`machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, ${m.os}, node ${m.node}`));
+  const busy = busyLine(result.series);
+  if (busy) lines.push(palette(color).yellow(busy));
   if (result.partial) lines.push(bold('interrupted: only the runs made before the stop are counted'));
   lines.push('');
 
@@ -62,6 +64,23 @@ function renderText(result, { color }) {
     }
   }
   return lines.join('\n') + '\n';
+}
+
+// A run that waited this share of its time for a CPU ran on a busy machine.
+const BUSY_SHARE = 0.1;
+
+/**
+ * One line when the runs waited for a CPU: how long, per series, as the kernel counted it for the
+ * app's process (its run queue), so the times are read as a busy machine's. Null otherwise.
+ */
+function busyLine(series) {
+  const { median } = require('../stats.js');
+  const busy = series.filter((s) => s.wait && s.wait.length && s.inside.length)
+    .map((s) => ({ s, wait: median(s.wait), time: median(s.inside) }))
+    .filter((b) => b.time > 0 && b.wait / b.time >= BUSY_SHARE);
+  if (!busy.length) return null;
+  const each = busy.map((b) => `${b.s.label} ${fmt(b.wait)} of ${fmt(b.time)} ms (${Math.round((100 * b.wait) / b.time)}%)`).join('; ');
+  return `busy machine: the runs waited for a CPU, median ${each}; the series alternate, so their ratio holds better than their ms`;
 }
 
 /**
@@ -110,4 +129,4 @@ function renderCsv(result) {
   return lines.join('\n') + '\n';
 }
 
-module.exports = { renderText, renderCsv };
+module.exports = { renderText, renderCsv, busyLine };
