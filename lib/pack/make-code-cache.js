@@ -22,7 +22,7 @@ async function makeCodeCache({ root, index, appRun, write, out, warnings }) {
     warnings.push(warning('PACK_CODE_CACHE_IMPORT_LOST', `${importLost} of ${commonjs.length} CommonJS modules mention import( and get no code cache on Node ${process.versions.node} (with a cache it loses their import()); Node 22 and later cache them`, { modules: importLost }));
   }
   if (recorded) {
-    warnings.push(warning('PACK_CODE_CACHE_UNUSED', 'the run under coldstart start compiled no module from the archive (is the working directory the app root?); code cache compiled without running the app'));
+    warnings.push(warning('PACK_CODE_CACHE_UNUSED', 'the run under coldstart start compiled no module from the archive; code cache compiled without running the app'));
   }
   return { ...built, made: 'compile' };
 }
