@@ -77,3 +77,12 @@ test('npm start in the bundle directory starts the bundle, as it started the app
   const started = await runNodeUntil(out, [npmCli, 'start'], /slow-require listening/);
   assert.match(started, /> node server\.js/, 'npm ran the start script');
 });
+
+test('bundle prints no deprecation of Node under test, whatever ncc asks of fs (run with --throw-deprecation)', () => {
+  const { spawnSync } = require('node:child_process');
+  const { BIN } = require('./helpers/app.js');
+  const r = spawnSync(process.execPath, ['--throw-deprecation', BIN, 'bundle', '--no-verify', '-q', '--out', 'dist-deprecation', '--', 'node', 'server.js'],
+    { cwd: dir, encoding: 'utf8', timeout: 120_000, env: { ...process.env, CI: '' } });
+  assert.strictEqual(r.status, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /DeprecationWarning|DEP0\d+/, r.stderr);
+});

@@ -46,6 +46,11 @@ function buildErrorLine(err, root) {
  */
 async function buildBundle({ entry, root, externals }) {
   const ncc = require('@vercel/ncc'); // heavy: only the bundle command pays for it
+  // ncc asks fs.existsSync(undefined) when the app has no tsconfig.json, which Node 23.4 and later
+  // warn of (DEP0187) on the user's terminal: answered here for the build's duration.
+  const fs = require('node:fs');
+  const existsSync = fs.existsSync;
+  fs.existsSync = (file, ...rest) => (file == null ? false : existsSync(file, ...rest));
   let output;
   try {
     output = await ncc(entry, {
@@ -59,6 +64,8 @@ async function buildBundle({ entry, root, externals }) {
     });
   } catch (err) {
     throw new CommandError(`ncc could not bundle ${path.relative(root, entry) || entry}: ${buildErrorLine(err, root)}`, { code: 'BUILD_FAILED' });
+  } finally {
+    fs.existsSync = existsSync;
   }
   const bundled = new Set();
   const referenced = new Set();
