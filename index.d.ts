@@ -438,7 +438,14 @@ export interface BenchResult {
   until: unknown;
   partial: boolean;
   order: unknown[];
-  series: Array<{ label: string; where: string; command: string[]; metric: string; stats: { inside: Description; [key: string]: unknown }; [key: string]: unknown }>;
+  series: Array<{
+    label: string; where: string; command: string[]; metric: string;
+    /** ms per counted run: process start to ready (local runs), spawn or `docker run` to ready. */
+    inside: number[]; outside: number[];
+    /** ms each local run waited for a CPU before its ready moment, where the kernel counts it. */
+    wait: number[];
+    stats: { inside: Description; [key: string]: unknown }; [key: string]: unknown;
+  }>;
   comparisons: Array<Record<string, unknown>>;
 }
 
