@@ -71,3 +71,24 @@ test('copies whose versions cannot be read are never called the same version; on
   const zero = duplicatePackages({ root: '/app', modules }, { readSource: (f) => (f.includes('/x/') ? '{"version":"0.3.0"}' : '{"version":"0.4.1"}') });
   assert.match(zero[0].fix, /^versions 0\.4\.x and 0\.3\.x, which no dedupe merges/);
 });
+
+test('a duplicate whose other copies come with another duplicate\'s copies says so, and that merging those removes them', () => {
+  const { duplicatePackages } = require('../lib/analyze/duplicate-packages.js');
+  // express asks mime-types 3 (mime-db 1.54); multer's type-is asks mime-types 2.1 (which pins mime-db 1.52.0).
+  const modules = [
+    { file: '/app/node_modules/mime-types/index.js', package: 'mime-types', parent: '/app/node_modules/express/lib/utils.js', selfMs: 3 },
+    { file: '/app/node_modules/mime-db/index.js', package: 'mime-db', parent: '/app/node_modules/mime-types/index.js', selfMs: 3 },
+    { file: '/app/node_modules/multer/node_modules/mime-types/index.js', package: 'mime-types', parent: '/app/node_modules/multer/node_modules/type-is/index.js', selfMs: 2 },
+    { file: '/app/node_modules/multer/node_modules/mime-db/index.js', package: 'mime-db', parent: '/app/node_modules/multer/node_modules/mime-types/index.js', selfMs: 2 },
+  ];
+  const versions = { '/app/node_modules/mime-types': '3.0.2', '/app/node_modules/mime-db': '1.54.0', '/app/node_modules/multer/node_modules/mime-types': '2.1.35', '/app/node_modules/multer/node_modules/mime-db': '1.52.0' };
+  const advice = duplicatePackages({ root: '/app', modules }, { readSource: (f) => JSON.stringify({ version: versions[path.dirname(f)] }) });
+  const db = advice.find((a) => a.subject === 'mime-db');
+  const types = advice.find((a) => a.subject === 'mime-types');
+  assert.match(db.fix, /^its other copies are required by the copies of mime-types: they go when those are merged \(the mime-types line\); else align the versions/);
+  assert.match(types.fix, /^versions 3\.x and 2\.x, which no dedupe merges: update what asks for the older \(first required by \/app\/node_modules\/multer\/node_modules\/type-is\/index\.js, in the app's dependency multer\)/);
+  // A copy required by the app's own file, or through a package inside that copy, follows nothing.
+  const own = duplicatePackages({ root: '/app', modules: modules.map((m) => (m.package === 'mime-db' && m.file.includes('multer') ? { ...m, parent: '/app/server.js' } : m)) },
+    { readSource: (f) => JSON.stringify({ version: versions[path.dirname(f)] }) });
+  assert.match(own.find((a) => a.subject === 'mime-db').fix, /^align the versions/);
+});

@@ -64,7 +64,22 @@ function duplicatePackages(result, options = {}) {
       fix: duplicateFix(name, list, versions),
     });
   }
+  const follows = new Map(advice.map((entry) => [entry, followsCopiesOf(entry, advice)]));
+  for (const [entry, along] of follows) {
+    // Two that require each other's copies send the reader in a circle: neither says so.
+    if (!along || follows.get(along) === entry) continue;
+    entry.fix = `its other copies are required by the copies of ${along.subject}: they go when those are merged (the ${along.subject} line); else ${entry.fix}`;
+  }
   return advice.sort((a, b) => b.estimatedMs - a.estimatedMs || a.subject.localeCompare(b.subject));
+}
+
+// The other duplicated package whose copies require every extra copy of this one (mime-db 1.52.0
+// required by the mime-types 2.1.35 beside mime-types 3): merging that one's copies removes these.
+function followsCopiesOf(entry, advice) {
+  const extras = entry.copies.slice(1);
+  const other = advice.find((o) => o !== entry && extras.every((c) => c.pulledBy
+    && o.copies.some((oc) => c.pulledBy.startsWith(`${oc.dir}/`) && !c.pulledBy.slice(oc.dir.length + 1).includes('node_modules/'))));
+  return other || null;
 }
 
 /** What merges the copies: which fix fits depends on whether their versions can be one. */
