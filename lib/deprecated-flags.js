@@ -17,7 +17,7 @@ const SETS_OF_RUNS = 'sets of runs are told from the reports given: either side 
  *   extension now picks the format, a positional).
  * - dropped: no flag replaces it: what the warning says instead (the value now fixed, or what does
  *   the job).
- * translate(value, args, {cwd, set}): the old value checked as the old flag checked it (its messages),
+ * translate(value, args, {cwd, set, parsers}): the old value checked as the old flag checked it (its messages),
  * and turned into the new argv: set(name, value) gives a new flag; an effect no flag has any more
  * becomes an internal value (camelCase, named here) that the command hands to the library, so it
  * keeps its effect for the release. Translations run in the table's order, each seeing all old flags.
@@ -27,13 +27,13 @@ const DEPRECATED = [
   { old: 'runs', commands: ['diff'], type: 'boolean', dropped: SETS_OF_RUNS, translate: setsOfRuns },
   { old: 'run-sets', commands: ['diff'], type: 'boolean', dropped: SETS_OF_RUNS, translate: setsOfRuns },
   { old: 'top', commands: ['diff'], type: 'string', dropped: 'each list of movers shows the 10 biggest; --json has the same',
-    translate: (value, args) => { args.moverCount = parsers().parseCount(value, '--top', 1); } },
+    translate: (value, args, { parsers }) => { args.moverCount = parsers.parseCount(value, '--top', 1); } },
   { old: 'docker', new: 'containers', commands: ['bench'], type: 'boolean', instead: '--containers runc,runsc',
-    translate: (value, args, { set }) => { if (value) set('containers', args.runtime ?? parsers().DEFAULT_RUNTIMES); } },
+    translate: (value, args, { set, parsers }) => { if (value) set('containers', args.runtime ?? parsers.DEFAULT_RUNTIMES); } },
   { old: 'runtime', new: 'containers', commands: ['bench'], type: 'string',
     translate: (value, args) => { if (!args.docker) throw usage('--runtime goes with --docker'); } },
   { old: 'warmup', commands: ['bench'], type: 'string', dropped: 'one warm-up round, not counted, always',
-    translate: (value, args) => { args.warmupRounds = parsers().parseCount(value, '--warmup', 0); } },
+    translate: (value, args, { parsers }) => { args.warmupRounds = parsers.parseCount(value, '--warmup', 0); } },
   { old: 'ready-line', commands: ['bench'], type: 'string', instead: '--until line:/REGEX/', translate: readyLine },
   { old: 'html', commands: ['bench'], type: 'string', instead: '-o FILE.html', translate: alsoWritten('html') },
   { old: 'csv', commands: ['bench'], type: 'string', instead: '-o FILE.csv', translate: alsoWritten('csv') },
@@ -44,15 +44,15 @@ const DEPRECATED = [
       args.fixtureDir = value;
     } },
   { old: 'verify-runs', commands: ['profile'], type: 'string', dropped: '--verify-advice times 7 starts of each variant',
-    translate: (value, args) => { if (args.verifyAdvice) args.verifyStarts = parsers().parseCount(value, '--verify-runs', 2); } },
+    translate: (value, args, { parsers }) => { if (args.verifyAdvice) args.verifyStarts = parsers.parseCount(value, '--verify-runs', 2); } },
   { old: 'rate', commands: ['profile'], type: 'string', dropped: 'each --request is sent twice a second: give one twice for 4 a second', translate: requestRate },
   { old: 'keep-running', commands: ['profile'], type: 'boolean', dropped: 'the app ends with the capture: --after 10m keeps it running, profiled, for 10 minutes', translate: keepRunning },
   { old: 'min-effect', commands: ['check'], type: 'string', dropped: 'the tolerance is the smallest change that matters',
-    translate: (value, args) => { args.minEffectMs = parsers().parseDuration(value, '--min-effect'); } },
+    translate: (value, args, { parsers }) => { args.minEffectMs = parsers.parseDuration(value, '--min-effect'); } },
   { old: 'max-modules', commands: ['check'], type: 'string', instead: '--budget modules=N',
-    translate: budgetItem('modules', 'maxModules', '--max-modules', (value) => parsers().parseCount(value, '--max-modules', 1)) },
+    translate: budgetItem('modules', 'maxModules', '--max-modules', (value, parsers) => parsers.parseCount(value, '--max-modules', 1)) },
   { old: 'max-advice-ms', commands: ['check'], type: 'string', instead: '--budget advice=DURATION',
-    translate: budgetItem('advice', 'maxAdviceMs', '--max-advice-ms', (value) => `${parsers().parseDuration(value, '--max-advice-ms')}ms`) },
+    translate: budgetItem('advice', 'maxAdviceMs', '--max-advice-ms', (value, parsers) => `${parsers.parseDuration(value, '--max-advice-ms')}ms`) },
   { old: 'max-runs', commands: ['check'], type: 'string', instead: '--runs N..M', translate: maxRuns },
   { old: 'format', commands: ['check'], type: 'string', dropped: 'under GitHub Actions the verdict goes to $GITHUB_STEP_SUMMARY as Markdown by itself; --json gives JSON', translate: verdictFormat },
   { old: 'check', new: 'verify', commands: ['pack'], type: 'boolean' },
@@ -63,10 +63,10 @@ const DEPRECATED = [
   { old: 'esm', new: 'es-modules', commands: ['fixture'], type: 'boolean' },
   { old: 'n', new: 'modules', commands: ['fixture'], type: 'string' },
   { old: 'max-props', commands: ['fixture'], type: 'string', dropped: 'each package exports 1 to 100 properties',
-    translate: generatorOption('maxProps', (value) => parsers().parseCount(value, '--max-props', 1)) },
+    translate: generatorOption('maxProps', (value, parsers) => parsers.parseCount(value, '--max-props', 1)) },
   { old: 'seed', commands: ['fixture'], type: 'string', dropped: 'the files come from seed 42', translate: generatorOption('seed', parseSeed) },
   { old: 'depth', commands: ['fixture'], type: 'string', dropped: 'index.js requires every package',
-    translate: generatorOption('depth', (value) => parsers().parseCount(value, '--depth', 1)) },
+    translate: generatorOption('depth', (value, parsers) => parsers.parseCount(value, '--depth', 1)) },
   { old: 'report', commands: ['view'], type: 'boolean', instead: 'coldstart view .coldstart/report.html (the report as FILE)',
     translate: (value, args) => { if (value) args.findReport = true; } },
   // --serve --no-open (a server, no browser) and --no-serve (a file:// URL, opened) have no flag now.
@@ -78,11 +78,6 @@ const DEPRECATED = [
   { old: 'report', new: 'report-file', commands: ['start'], type: 'string' },
 ];
 
-// The CLI's flag parsers (lib/options.js) the translations use, handed in by lib/cli.js with each
-// translation (translateDeprecated): start reads this table, and its own package
-// (lib/start-package.js) must not carry the CLI's parsers with it.
-let flagParsers = null;
-const parsers = () => flagParsers;
 const usage = (message) => new (require('./errors.js').UsageError)(message);
 
 /** diff --runs, --run-sets: the reports are sets of runs, whatever they look like. */
@@ -95,10 +90,10 @@ function setsOfRuns(value, args) {
  * Not turned into --until line:/REGEX/: beside --scenario or --until answer the old line still served
  * the app commands, and --until line:/…/ goes with neither.
  */
-function readyLine(value, args) {
+function readyLine(value, args, { parsers }) {
   let until;
   try {
-    until = parsers().parseBenchUntil(args.until);
+    until = parsers.parseBenchUntil(args.until);
   } catch {
     return; // bench says what is wrong with --until
   }
@@ -115,19 +110,19 @@ function readyLine(value, args) {
 
 /** bench --html FILE, --csv FILE: files written besides -o's (alsoWritten), the samples before the chart. */
 function alsoWritten(format) {
-  return (value, args, { cwd }) => {
-    const written = { file: parsers().outputFile(value, `--${format}`, cwd), format };
+  return (value, args, { cwd, parsers }) => {
+    const written = { file: parsers.outputFile(value, `--${format}`, cwd), format };
     args.alsoWritten = format === 'csv' ? [written, ...(args.alsoWritten || [])] : [...(args.alsoWritten || []), written];
   };
 }
 
 /** bench --scenario a,b: the seed scenarios timed (scenarios), which end by listening and time no app command of --node. */
-function scenarios(value, args) {
-  args.scenarios = parsers().parseScenarios(value);
+function scenarios(value, args, { parsers }) {
+  args.scenarios = parsers.parseScenarios(value);
   if (args.node !== undefined && args.compare === undefined) throw usage('--node times an app command: use it without --scenario');
   let until;
   try {
-    until = parsers().parseBenchUntil(args.until);
+    until = parsers.parseBenchUntil(args.until);
   } catch {
     return; // bench says what is wrong with --until
   }
@@ -143,26 +138,26 @@ function requestRate(value, args) {
 }
 
 /** profile --keep-running: the one app profiled is left running (keepAppRunning), on this machine. */
-function keepRunning(value, args) {
+function keepRunning(value, args, { parsers }) {
   if (!value) return;
-  if (parsers().parseCount(args.runs, '--runs', 1) > 1) throw usage('--keep-running leaves one app running: give it without --runs');
+  if (parsers.parseCount(args.runs, '--runs', 1) > 1) throw usage('--keep-running leaves one app running: give it without --runs');
   if (args.docker != null) throw usage('--keep-running does not work with --docker: the container ends with the capture');
   args.keepAppRunning = true;
 }
 
 /** check --max-modules, --max-advice-ms: one more --budget item, refused beside a --budget that sets the same limit. */
 function budgetItem(key, limit, flag, parse) {
-  return (value, args, { set }) => {
-    if (parsers().parseBudget(args)[limit] != null) throw usage(`${flag} and --budget ${key}= both give the ${key} limit: give --budget ${key}=… only`);
-    set('budget', [...(args.budget || []), `${key}=${parse(value)}`]);
+  return (value, args, { set, parsers }) => {
+    if (parsers.parseBudget(args)[limit] != null) throw usage(`${flag} and --budget ${key}= both give the ${key} limit: give --budget ${key}=… only`);
+    set('budget', [...(args.budget || []), `${key}=${parse(value, parsers)}`]);
   };
 }
 
 /** check --max-runs M: --runs N..M, M at least N. */
-function maxRuns(value, args, { set }) {
-  const { runs } = parsers().parseRuns(args);
+function maxRuns(value, args, { set, parsers }) {
+  const { runs } = parsers.parseRuns(args);
   if (String(args.runs).includes('..')) throw usage('--max-runs is the old spelling of --runs N..M: give --runs N..M only');
-  set('runs', `${runs}..${parsers().parseCount(value, '--max-runs', runs)}`);
+  set('runs', `${runs}..${parsers.parseCount(value, '--max-runs', runs)}`);
 }
 
 /** check --format: json is --json, text the default; markdown prints the verdict as Markdown (verdictMarkdown). */
@@ -175,13 +170,13 @@ function verdictFormat(value, args, { set }) {
 
 /** fixture --max-props, --seed, --depth: the generator's options (generatorOptions) instead of the seed experiment's. */
 function generatorOption(key, parse) {
-  return (value, args) => {
-    args.generatorOptions = { ...args.generatorOptions, [key]: parse(value) };
+  return (value, args, { parsers }) => {
+    args.generatorOptions = { ...args.generatorOptions, [key]: parse(value, parsers) };
   };
 }
 
-function parseSeed(value) {
-  const seed = parsers().parseCount(value, '--seed', 0);
+function parseSeed(value, parsers) {
+  const seed = parsers.parseCount(value, '--seed', 0);
   if (seed > 0xffffffff) throw usage(`invalid --seed "${value}": at most 4294967295`);
   return seed;
 }
@@ -237,16 +232,17 @@ function deprecatedGiven(args, command, words) {
 /**
  * The old spellings given (deprecatedGiven) turned into the new argv, in place; then gone from it.
  * @param {{cwd: string, aliases?: Record<string, string[]>, parsers: object}} at the directory file
- *   names are relative to; the aliases of the command's flags, set with them; lib/options.js
+ *   names are relative to; the aliases of the command's flags, set with them; the CLI's flag parsers
+ *   (lib/options.js), handed in by lib/cli.js: start reads this table, and its own package
+ *   (lib/start-package.js) must not carry them
  */
-function translateDeprecated(args, used, { cwd, aliases = {}, parsers: given }) {
-  flagParsers = given;
+function translateDeprecated(args, used, { cwd, aliases = {}, parsers }) {
   const keys = (name) => [name, name.replace(/-([a-z])/g, (_, c) => c.toUpperCase()), ...(aliases[name] || [])];
   const set = (name, value) => {
     for (const key of keys(name)) args[key] = value;
   };
   for (const r of used) {
-    if (r.translate) r.translate(args[r.old], args, { cwd, set });
+    if (r.translate) r.translate(args[r.old], args, { cwd, set, parsers });
     else set(r.new, args[r.old]);
   }
   for (const r of used) for (const key of keys(r.old)) delete args[key];
