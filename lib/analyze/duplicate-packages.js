@@ -4,6 +4,7 @@
 // copies of @opentelemetry/core. The report lists them instead of merging them under one name.
 // Pure: the copies' versions come from readSource, which the caller gives.
 const path = require('path');
+const { packageName } = require('../package-name.js');
 
 // A copy whose own load time is below this is not worth a line.
 const MIN_MS = 1;
@@ -110,8 +111,7 @@ function askedBy(copy) {
   const first = parts.indexOf('node_modules');
   const nested = first !== -1 && parts.indexOf('node_modules', first + 1) !== -1;
   if (!nested) return copy.pulledBy;
-  const top = parts[first + 1].startsWith('@') ? `${parts[first + 1]}/${parts[first + 2]}` : parts[first + 1];
-  return `${copy.pulledBy}, in the app's dependency ${top}`;
+  return `${copy.pulledBy}, in the app's dependency ${packageName(parts.slice(first + 1).join('/'))}`;
 }
 
 // The part of a version a caret range keeps: the major, or 0.minor (0.0.patch) below 1.0.0.
