@@ -307,4 +307,4 @@ function invocationFailure(lambda) {
   return invoke.error ? `${invoke.error.errorType}: ${invoke.error.errorMessage}` : 'an error without a body';
 }
 
-module.exports = { buildReport, busyShare, headline, moduleCount, momentOf, listenAndAnswer, invocationFailure };
+module.exports = { buildReport, busyShare, BUSY_SHARE, headline, moduleCount, momentOf, listenAndAnswer, invocationFailure };

@@ -66,15 +66,13 @@ function renderText(result, { color }) {
   return lines.join('\n') + '\n';
 }
 
-// A run that waited this share of its time for a CPU ran on a busy machine.
-const BUSY_SHARE = 0.1;
-
 /**
  * One line when the runs waited for a CPU: how long, per series, as the kernel counted it for the
  * app's process (its run queue), so the times are read as a busy machine's. Null otherwise.
  */
 function busyLine(series) {
   const { median } = require('../stats.js');
+  const { BUSY_SHARE } = require('../analyze/startup-report.js'); // a profile's busy machine too
   const busy = series.filter((s) => s.wait && s.wait.length && s.inside.length)
     .map((s) => ({ s, wait: median(s.wait), time: median(s.inside) }))
     .filter((b) => b.time > 0 && b.wait / b.time >= BUSY_SHARE);

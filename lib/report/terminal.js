@@ -3,7 +3,7 @@
 const path = require('path');
 const { isGvisor } = require('../gvisor.js');
 const { INSTALL_DIR } = require('../paths.js');
-const { headline, momentOf, listenAndAnswer, invocationFailure } = require('../analyze/startup-report.js');
+const { headline, momentOf, listenAndAnswer, invocationFailure, BUSY_SHARE } = require('../analyze/startup-report.js');
 const { CATEGORIES } = require('../analyze/cpuprofile-categories.js');
 const { ms, size, count, palette, table, shorten } = require('./terminal-format.js');
 const { formatLimit } = require('../byte-size.js');
@@ -113,7 +113,7 @@ function renderProfileSummary(report, opts = {}) {
 function busyLine(machine, runs) {
   if (!machine) return null;
   const pct = (share) => `${Math.round(share * 100)}%`;
-  const busyRuns = ((runs && runs.busyShare) || []).filter((share) => share >= 0.1);
+  const busyRuns = ((runs && runs.busyShare) || []).filter((share) => share >= BUSY_SHARE);
   if (!machine.busy && busyRuns.length) {
     return `the machine was busy in ${busyRuns.length} of ${runs.count} runs (the app waiting for a CPU up to ` +
       `${pct(Math.max(...busyRuns))} of the profiled time); the reported run was not: its module times stand`;
