@@ -20,6 +20,7 @@ const { spawnSync } = require('node:child_process');
 const { parseArgs } = require('node:util');
 const { describeMachine } = require('../lib/bench/runner.js');
 const { parseCount } = require('../lib/options.js');
+const { shellLine } = require('../lib/shell-words.js');
 const { compareSamples, median } = require('../lib/stats.js');
 const { againstControl } = require('../lib/check/control.js');
 const { judgedRuns, baselineRuns } = require('../lib/check/baseline-runs.js');
@@ -63,7 +64,8 @@ function recordSet(root, name, command, runs) {
 
 /** One `check --baseline-cmd` (default runs) of `name` against `against`, run from name's folder: its verdict and interval. */
 function alternatedCheck(root, name, against, command) {
-  const baselineCmd = [command[0], path.join('..', against, command[1])].join(' ');
+  // The same command with its entry in the other app's folder, quoted as a shell reads it.
+  const baselineCmd = shellLine([command[0], path.join('..', against, command[1]), ...command.slice(2)]);
   const r = spawnSync(process.execPath, [CLI, 'check', '--json', '--baseline-cmd', baselineCmd, '--out', path.join(root, 'out'), '--', ...command],
     { cwd: path.join(root, name), encoding: 'utf8', maxBuffer: 1e9 });
   let found;
