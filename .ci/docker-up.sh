@@ -4,7 +4,8 @@
 #   coldstart-node:local             node + its libraries + /bin/sh (dash), like node:20-slim
 #   coldstart-node-distroless:local  node + its libraries only, entrypoint node, no shell
 # Safe to run again: an engine it started earlier is reused, images are re-imported only when
-# the host's Node changed. Stop the engine with .ci/docker-down.sh.
+# the host's Node changed; every other image, stopped container and the build cache are removed
+# (step 5), so run it before building images, not between. Stop the engine with .ci/docker-down.sh.
 #
 # The engine never gets a bridge network (it would take an address range that must not be used
 # on these machines): bridge none, no iptables, no masquerading, and gVisor (runsc) registered
