@@ -157,7 +157,8 @@ test('report.html leads with the advice, which fits its card at 1000 and 1400 px
     const r = await runCli(['profile', '--coverage', '--quiet', '--', 'node', 'server.js'], { cwd: dir });
     assert.strictEqual(r.code, 0, r.stderr);
     const report = JSON.parse(fs.readFileSync(path.join(dir, '.coldstart', 'report.json'), 'utf8'));
-    assert.ok(report.advice.some((a) => a.kind === 'sync-work' && a.file === 'busy.js'), 'the real finding: busy.js\'s top-level work');
+    assert.ok(report.advice.some((a) => a.kind === 'sync-work' && a.file === 'busy.js'),
+      `the real finding: busy.js's top-level work; found ${JSON.stringify(report.advice.map((a) => [a.kind, a.file, a.line, a.estimatedMs, a.samples]))}, machine ${JSON.stringify(report.machine)}`);
     report.advice.push(...longAdvice());
     report.machine = { offCpuMs: 48, offCpuShare: 0.31, loadAverage: [7.92, 5.1, 3.3], cpus: 4, floorMs: 41.7, busy: true };
     const file = path.join(dir, '.coldstart', 'report-long-advice.html');

@@ -7,7 +7,7 @@
 // what tells a module's own work from the machine's. With these figures apart, a module's self
 // time is its own work. Pure: records and a profile in, figures out.
 const { timedSamples } = require('./cpuprofile-categories.js');
-const { ownSegments } = require('./own-segments.js');
+const { ownSegments, firstEndingAfter } = require('./own-segments.js');
 
 // Leaf frames V8 gives the time that is not the app's work.
 const APART = new Map([['(garbage collector)', 'gcMs'], ['(idle)', 'idleMs']]);
@@ -17,6 +17,11 @@ function windowsOf(m) {
   if (Array.isArray(m.windows)) return m.windows;
   if (m.kind === 'esm' || m.kind === 'wasm') return m.evalStartMs != null && m.evalMs > 0 ? [[m.evalStartMs, m.evalStartMs + m.evalMs]] : [];
   return m.inclusiveMs > 0 ? [[m.startMs, m.startMs + m.inclusiveMs]] : [];
+}
+
+/** Whose each moment of startup was (own-segments.js), on the CPU profile's clock. */
+function segmentsOnProfile(modules, toProfileUs) {
+  return ownSegments(modules.flatMap((m) => windowsOf(m).map(([from, to]) => ({ from: toProfileUs(from), to: toProfileUs(to), file: m.file }))));
 }
 
 /**
@@ -29,19 +34,12 @@ function windowsOf(m) {
  */
 function gcByModule(modules, profile, toProfileUs) {
   const out = new Map(modules.map((m) => [m.file, { gcMs: 0, idleMs: 0, gapMs: 0 }]));
-  const segments = ownSegments(modules.flatMap((m) => windowsOf(m).map(([from, to]) => ({ from: toProfileUs(from), to: toProfileUs(to), file: m.file }))));
+  const segments = segmentsOnProfile(modules, toProfileUs);
   if (!segments.length) return out;
   const leafName = new Map((profile.nodes || []).map((n) => [n.id, n.callFrame && n.callFrame.functionName]));
   const add = (field, from, to) => {
-    // First segment that ends after `from`; walk while they overlap [from, to).
-    let lo = 0;
-    let hi = segments.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (segments[mid].to <= from) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let i = lo; i < segments.length && segments[i].from < to; i++) {
+    // From the first segment that ends after `from`, while they overlap [from, to).
+    for (let i = firstEndingAfter(segments, from); i < segments.length && segments[i].from < to; i++) {
       const overlap = Math.min(to, segments[i].to) - Math.max(from, segments[i].from);
       if (overlap > 0) out.get(segments[i].file)[field] += overlap / 1000;
     }
@@ -56,4 +54,4 @@ function gcByModule(modules, profile, toProfileUs) {
   return out;
 }
 
-module.exports = { gcByModule };
+module.exports = { gcByModule, segmentsOnProfile };

@@ -42,4 +42,16 @@ function ownTotals(segments) {
   return totals;
 }
 
-module.exports = { ownSegments, ownTotals };
+/** The index of the first of the sorted, disjoint segments that ends after t (segments.length: none). */
+function firstEndingAfter(segments, t) {
+  let lo = 0;
+  let hi = segments.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (segments[mid].to <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+module.exports = { ownSegments, ownTotals, firstEndingAfter };

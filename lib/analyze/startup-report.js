@@ -178,15 +178,20 @@ function withOriginals(advice, root, readSource) {
 function timeApart(result) {
   if (!result.profile || !result.clock) return new Map();
   const { gcByModule } = require('./module-gc.js');
+  return gcByModule(result.modules, result.profile, profileClockOf(result));
+}
+
+/** A readyAt-clock time (ms) on the CPU profile's clock (µs); undefined without the app's clock. */
+function profileClockOf(result) {
+  if (!result.clock) return undefined;
   const { startUs, pausedUs } = result.clock;
-  return gcByModule(result.modules, result.profile, (ms) => startUs + pausedUs + ms * 1000);
+  return (ms) => startUs + pausedUs + ms * 1000;
 }
 
 /** The window after the ready moment (profile --after): CPU in and outside requests, reuse. */
 function afterReadyOf(result, network, show) {
   const { afterReadyReport } = require('./after-ready.js');
-  const { startUs, pausedUs } = result.clock;
-  return afterReadyReport(result.afterReady, network, { toProfileUs: (ms) => startUs + pausedUs + ms * 1000, show });
+  return afterReadyReport(result.afterReady, network, { toProfileUs: profileClockOf(result), show });
 }
 
 function countBy(list, key) {
@@ -217,7 +222,7 @@ function adviceOf(measured, readSource) {
   const lazy = require('./lazy-candidates.js').lazyCandidates(result, { readSource });
   // A module proposed to load lazily takes its top-level work with it: not a second finding.
   const deferred = (file) => lazy.some((a) => file === a.subject || file.startsWith(`node_modules/${a.subject}/`));
-  const sync = require('./sync-work.js').syncWork(result, { readSource, show })
+  const sync = require('./sync-work.js').syncWork(result, { readSource, show, toProfileUs: profileClockOf(measured) })
     .filter((a) => !(a.subject === 'top-level code' && deferred(a.file)));
   // A lighter entry point is the second-best fix for a package that could load lazily altogether.
   const lighter = require('./heavy-entry-points.js').heavyEntryPoints(result, { readSource })

@@ -11,6 +11,7 @@ const { isOwnCode } = require('./own-code.js');
 const { sourceSitesOf } = require('./source-sites.js');
 const { packageOf } = require('../package-name.js');
 const { formatMs } = require('../format-units.js');
+const { lostTopFrames, isTopLevel } = require('./lost-top-frames.js');
 
 // The evidence a finding needs: this much on-CPU time, in at least this many samples (one sample
 // is wherever the thread happened to be; off-CPU gaps never count, see cpuprofile-categories.js).
@@ -29,11 +30,11 @@ const ZLIB_SYNC = ['gzipSync', 'gunzipSync', 'deflateSync', 'inflateSync', 'defl
 const TOP_LEVEL_FIX = 'defer this work until it is first needed, or do it at build time';
 const TOP_LEVEL = 'top-level code';
 
-const isTopLevel = (frame) => frame.functionName === '' && frame.lineNumber === 0 && frame.columnNumber === 0;
-
 /**
- * @param {{profile?: object}} result the capture result (its trimmed CPU profile)
- * @param {{readSource?: (file: string) => ?string, show?: (file: string) => string}} [options]
+ * @param {{profile?: object, modules?: object[]}} result the capture result (its trimmed CPU
+ *   profile, its modules' windows)
+ * @param {{readSource?: (file: string) => ?string, show?: (file: string) => string,
+ *   toProfileUs?: (ms: number) => number}} [options] toProfileUs: the modules' clock on the profile's
  * @returns {Array<{kind: 'sync-work', subject: string, file: string, line: number, column: number, calls?: number[],
  *   estimatedMs: number, samples: number, chain: string[], evidence: string, fix: string}>} largest first
  */
@@ -46,13 +47,15 @@ function syncWork(result, options = {}) {
   const parentOf = new Map();
   for (const n of profile.nodes) for (const c of n.children || []) parentOf.set(c, n.id);
   const up = (node) => byId.get(parentOf.get(node.id));
+  // A module's top-level frame V8's sampler did not see: the sample is the module's all the same.
+  const lostTopLevel = options.toProfileUs ? lostTopFrames(profile, result.modules, options.toProfileUs) : () => null;
 
   // The calls: (api, caller frame) -> on-CPU µs, samples, the heaviest stack.
   const calls = new Map();
   // A module's own top-level work: its top-level frame's node -> on-CPU µs, samples.
   const topLevel = new Map();
   for (const sample of timedSamples(profile)) {
-    const leaf = byId.get(sample.id);
+    const leaf = lostTopLevel(sample) || byId.get(sample.id);
     if (!leaf || !sample.onCpu) continue;
     const found = callerOf(leaf, up);
     if (found) {
@@ -152,12 +155,14 @@ function chainOf(node, up, show) {
  */
 function topLevelWork(entry, sitesOf, show, up) {
   const frame = entry.node.callFrame;
-  const ticks = entry.node.positionTicks || [];
-  const total = ticks.reduce((n, t) => n + t.ticks, 0);
+  // Node 26's V8 gives a line one entry per position in it: the line's ticks are their sum.
+  const ticks = new Map();
+  for (const t of entry.node.positionTicks || []) ticks.set(t.line, (ticks.get(t.line) || 0) + t.ticks);
+  const total = [...ticks.values()].reduce((sum, n) => sum + n, 0);
   if (!total) return [];
   const file = fileOfUrl(frame.url);
   const out = [];
-  for (const { line, ticks: n } of ticks) {
+  for (const [line, n] of ticks) {
     const ms = (entry.us / 1000) * (n / total);
     const samples = Math.round(entry.samples * (n / total));
     if (ms < MIN_MS || samples < MIN_SAMPLES) continue;
