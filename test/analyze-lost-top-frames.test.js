@@ -1,6 +1,7 @@
 'use strict';
 // A sample V8 stopped at Node's loader frame is given to the top level of the module that frame
-// ran, only while that module was the one loading, and only when the module's top level is that
+// ran, only while that module was the one loading, after its top level was first seen running (the
+// loader's own time before it: compiling the module), and only when the module's top level is that
 // frame's child.
 const test = require('node:test');
 const assert = require('node:assert');
@@ -19,16 +20,22 @@ const PROFILE = {
     { id: 6, callFrame: frame('f', 'file:///app/a.js', 3, 10), children: [] },
   ],
 };
+// Samples V8 saw whole: a.js's function f at 10.5 ms, b.js's top level at 12.5 ms.
+const toProfileUs = (ms) => 1000 + ms * 1000;
+PROFILE.startTime = toProfileUs(0);
+PROFILE.samples = [6, 5];
+PROFILE.timeDeltas = [10500, 2000];
+PROFILE.endTime = toProfileUs(50);
 // a.js loads from 10 to 20 ms (b.js inside it, 12 to 14 ms), then b.js alone from 30 to 40 ms.
 const MODULES = [
   { file: '/app/a.js', windows: [[10, 20]] },
   { file: '/app/b.js', windows: [[12, 14], [30, 40]] },
 ];
-const toProfileUs = (ms) => 1000 + ms * 1000;
 
 test('lostTopFrames: a sample at the loader frame is the top level of the module loading then; other samples are left alone', () => {
   const owner = lostTopFrames(PROFILE, MODULES, toProfileUs);
   const at = (id, ms) => owner({ id, t: toProfileUs(ms) });
+  assert.strictEqual(at(3, 10.2), null, "a.js's window before its top level ran: the loader compiling it");
   assert.strictEqual(at(3, 11).id, 4, "a.js's own time");
   assert.strictEqual(at(3, 13).id, 5, 'b.js, loading inside a.js');
   assert.strictEqual(at(3, 18).id, 4, 'a.js again once b.js is done');

@@ -3,10 +3,12 @@
 // the caller. A module's top-level code that runs a while in baseline code (a long loop whose
 // optimized code is not ready yet, which takes longer on a busy machine) then gives most of its
 // samples to the loader's frame that ran the module: a `node --max-opt=1` run of a 50 ms loop
-// showed 29 of 41 samples there. A sample that stops at a frame of Node's own code which called a
-// module's top level, taken while that module was the one loading (module-gc.js's windows), is
-// given back to the module's top-level frame. Pure.
-const { fileOfUrl, isUserFrame } = require('./cpuprofile-categories.js');
+// showed 29 of 41 samples there. That frame also has time of its own in the module's window, before
+// the top level runs: compiling the module (a native call, which has no frame), making its require.
+// A sample that stops at a frame of Node's own code which called a module's top level, taken while
+// that module was the one loading (module-gc.js's windows) and after its top level was first seen
+// running, is given back to the module's top-level frame. Pure.
+const { fileOfUrl, isUserFrame, timedSamples } = require('./cpuprofile-categories.js');
 const { firstEndingAfter } = require('./own-segments.js');
 const { segmentsOnProfile } = require('./module-gc.js');
 
@@ -35,12 +37,29 @@ function lostTopFrames(profile, modules, toProfileUs) {
   }
   if (!calledTopLevels.size || !Array.isArray(modules)) return () => null;
   const segments = segmentsOnProfile(modules, toProfileUs);
+  const running = firstSeenRunning(profile, byId, calledTopLevels);
   return (sample) => {
     const called = calledTopLevels.get(sample.id);
     if (!called) return null;
     const segment = segments[firstEndingAfter(segments, sample.t)];
-    return (segment && segment.from <= sample.t && called.get(segment.file)) || null;
+    const topLevel = segment && segment.from <= sample.t ? called.get(segment.file) : null;
+    return topLevel && running.get(topLevel.id) <= sample.t ? topLevel : null;
   };
+}
+
+/** Each top-level node's first sample time with it on the stack (samples come sorted by time). */
+function firstSeenRunning(profile, byId, calledTopLevels) {
+  const topLevels = new Set();
+  for (const called of calledTopLevels.values()) for (const node of called.values()) topLevels.add(node.id);
+  const parentOf = new Map();
+  for (const n of profile.nodes) for (const c of n.children || []) parentOf.set(c, n.id);
+  const first = new Map();
+  for (const sample of timedSamples(profile)) {
+    for (let id = sample.id; id !== undefined && byId.has(id); id = parentOf.get(id)) {
+      if (topLevels.has(id) && !first.has(id)) first.set(id, sample.t);
+    }
+  }
+  return first;
 }
 
 module.exports = { lostTopFrames, isTopLevel };
