@@ -3,8 +3,9 @@
 // the caller. A module's top-level code that runs a while in baseline code (a long loop whose
 // optimized code is not ready yet, which takes longer on a busy machine) then gives most of its
 // samples to the loader's frame that ran the module: a `node --max-opt=1` run of a 50 ms loop
-// showed 29 of 41 samples there. That frame also has time of its own in the module's window, before
-// the top level runs: compiling the module (a native call, which has no frame), making its require.
+// showed 29 of 41 samples there. That frame also has samples of its own in the module's window,
+// before the top level runs: at its lines that compile the module and make its require (whose
+// frames V8 misses the same way; seen on NestJS, googleapis and firebase-admin apps).
 // A sample that stops at a frame of Node's own code which called a module's top level, taken while
 // that module was the one loading (module-gc.js's windows) and after its top level was first seen
 // running, is given back to the module's top-level frame. Pure.

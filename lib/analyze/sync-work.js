@@ -103,8 +103,12 @@ function syncWork(result, options = {}) {
     });
   }
   // A package's own top-level work is part of loading it (its load time says so): no line the app can change.
+  // Samples weigh the time to the next one, a short wait for the CPU included: never more than the
+  // module's own time (its CPU, where the agent measured it).
+  const ownMs = new Map((result.modules || []).map((m) => [m.file, m.selfMs]));
   for (const entry of topLevel.values()) {
-    if (packageOf(fileOfUrl(entry.node.callFrame.url)) === '(app)') advice.push(...topLevelWork(entry, sitesOf, show, up));
+    const file = fileOfUrl(entry.node.callFrame.url);
+    if (packageOf(file) === '(app)') advice.push(...topLevelWork(entry, ownMs.get(file), sitesOf, show, up));
   }
   return advice.sort((a, b) => b.estimatedMs - a.estimatedMs);
 }
@@ -151,10 +155,13 @@ function chainOf(node, up, show) {
 
 /**
  * A module's own top-level work, per line (V8's per-line ticks of the frame), where the line holds
- * a call (JSON.parse has no frame of its own: its time is the line's).
+ * a call (JSON.parse has no frame of its own: its time is the line's); ownMs, the module's own
+ * time, bounds the lines' total.
  */
-function topLevelWork(entry, sitesOf, show, up) {
+function topLevelWork(entry, ownMs, sitesOf, show, up) {
   const frame = entry.node.callFrame;
+  const sampledMs = entry.us / 1000;
+  const totalMs = ownMs >= 0 ? Math.min(sampledMs, ownMs) : sampledMs;
   // Node 26's V8 gives a line one entry per position in it: the line's ticks are their sum.
   const ticks = new Map();
   for (const t of entry.node.positionTicks || []) ticks.set(t.line, (ticks.get(t.line) || 0) + t.ticks);
@@ -163,7 +170,7 @@ function topLevelWork(entry, sitesOf, show, up) {
   const file = fileOfUrl(frame.url);
   const out = [];
   for (const [line, n] of ticks) {
-    const ms = (entry.us / 1000) * (n / total);
+    const ms = totalMs * (n / total);
     const samples = Math.round(entry.samples * (n / total));
     if (ms < MIN_MS || samples < MIN_SAMPLES) continue;
     const sites = sitesOf(file);
