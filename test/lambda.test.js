@@ -36,14 +36,23 @@ test('profile --lambda: init ends at the runtime\'s first request for an event, 
     const initEnd = truth.initEnd - report.attachMs;
     const asked = truth.initAsked - report.attachMs;
     assert.ok(report.readyAt >= initEnd, `ready ${report.readyAt} ms, before the handler's init ended at ${initEnd} ms`);
-    assert.ok(near(report.readyAt, asked), `ready ${report.readyAt} ms, the runtime asked for an event by ${asked} ms (the handler's init ended at ${initEnd} ms)`);
+    // Ready when the request reached coldstart's Runtime API, as Lambda counts init; the wait for it
+    // to arrive (the runtime client's thread and the CLI waiting for a CPU on a busy machine: 17-133 ms
+    // at load 6) is said apart, and init less it is when the runtime asked.
+    const { initWaitMs } = report.lambda;
+    const context = `ready ${report.readyAt} ms, its last ${initWaitMs} ms waiting; the runtime asked for an event by ${asked} ms (the handler's init ended at ${initEnd} ms)`;
+    assert.ok(initWaitMs >= 0 && report.readyAt - initWaitMs >= initEnd - 0.5, context);
+    assert.ok(near(report.readyAt - initWaitMs, asked), context);
     assert.deepStrictEqual([report.lambda.handler, report.lambda.initMs, report.lambda.invoke], ['handler.handler', report.readyAt, null]);
     assert.strictEqual(report.root, dir, 'the task root is the root');
     const handler = report.modules.find((m) => m.file === 'handler.js');
     assert.ok(handler && handler.inclusiveMs >= 150, JSON.stringify(handler)); // its init waits 150 ms on the clock
     assert.ok(report.packages.some((p) => p.name === 'aws-lambda-ric'), 'the runtime client is part of the start');
     assert.match(r.stdout, /^coldstart: ready \(Lambda init done: the first request for an event\) after [\d.]+ ms$/m);
-    assert.match(r.stdout, /^ {2}Lambda handler\.handler: init [\d.]+ ms \(to the runtime's first request for an event\)$/m);
+    const waitShown = initWaitMs >= 5 && initWaitMs >= 0.05 * report.lambda.initMs;
+    assert.match(r.stdout, waitShown
+      ? /^ {2}Lambda handler\.handler: init [\d.]+ ms \(to the runtime's first request for an event; its last [\d.]+ ms waiting for the request to arrive, which a busy machine slows\)$/m
+      : /^ {2}Lambda handler\.handler: init [\d.]+ ms \(to the runtime's first request for an event\)$/m);
   } finally {
     rm(dir);
   }

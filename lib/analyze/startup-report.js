@@ -91,7 +91,7 @@ function buildReport(captured, extra = {}) {
     startVerifyMs: result.profile ? require('./container-advice.js').startVerifyMs(result.profile) : null,
     afterReady: result.afterReady ? afterReadyOf(result, network, show) : null,
     // A Lambda function: init and the first invocation apart, as Lambda bills a cold start.
-    lambda: result.lambda ? lambdaPhases(result.lambda) : null,
+    lambda: result.lambda ? lambdaPhases(result) : null,
     // An APM preload's instrumentations: each one's own load time, and whether what it patches loaded.
     instrumentations: apm.instrumentations,
     ...(extra.runs ? { runs: extra.runs } : {}),
@@ -267,10 +267,14 @@ function provable(verified, command) {
   return { ...verified, advice: verified.advice.map((a) => (a.kind === 'lazy-load' && !a.verified ? { ...a, command: proof } : a)) };
 }
 
-function lambdaPhases({ handler, initMs, invoke }) {
+function lambdaPhases(result) {
+  const { handler, initMs, invoke } = result.lambda;
+  // Init alone ends the profile: its last wait is the request for an event on its way.
+  const waitMs = !invoke && result.profile && result.clock ? require('./init-wait.js').initWaitMs(result.profile, result.modules, profileClockOf(result)) : null;
   return {
     handler,
     initMs: round(initMs),
+    ...(waitMs === null ? {} : { initWaitMs: round(waitMs) }),
     invoke: invoke && { ms: round(invoke.ms), requestId: invoke.requestId, ok: invoke.ok, error: invoke.error },
   };
 }

@@ -29,9 +29,12 @@ function memoryLine(memory) {
 }
 
 /** A Lambda cold start's two phases, as Lambda bills them. */
-function lambdaLine({ handler, initMs, invoke }, c) {
+function lambdaLine({ handler, initMs, initWaitMs, invoke }, c) {
   const init = `  Lambda ${handler}: init ${c.bold(ms(initMs))}`;
-  if (!invoke) return `${init} (to the runtime's first request for an event)`;
+  // A wait that matters: the request for an event on its way through a busy machine.
+  const waited = initWaitMs >= 5 && initWaitMs >= 0.05 * initMs
+    ? `; its last ${ms(initWaitMs)} waiting for the request to arrive, which a busy machine slows` : '';
+  if (!invoke) return `${init} (to the runtime's first request for an event${waited})`;
   const outcome = invoke.ok ? 'answered' : `failed: ${invocationFailure({ invoke })}`;
   return `${init} + first invocation ${c.bold(ms(invoke.ms))} (${outcome})`;
 }
