@@ -51,3 +51,33 @@ test('lostTopFrames: a module whose top level the loader frame did not call is n
   assert.strictEqual(owner({ id: 3, t: toProfileUs(15) }), null);
   assert.strictEqual(lostTopFrames(PROFILE, undefined, toProfileUs)({ id: 3, t: toProfileUs(15) }), null, 'no module records');
 });
+
+test('syncWork: the samples given back go to the lines V8 saw the top level on, never to a line seen once', () => {
+  const { syncWork } = require('../lib/analyze/sync-work.js');
+  const source = [
+    "'use strict';",
+    'const t0 = Date.now();',
+    'let x = 1;',
+    'for (let n = 0; Date.now() - t0 < 50; n++) x = (x * 7) % 13;',
+    'module.exports = { x, at: Date.now() };',
+    '',
+  ].join('\n');
+  // a.js's top level: 6 samples V8 saw on line 4, 1 on line 5; 40 more stopped at the loader frame.
+  const profile = {
+    nodes: [
+      { id: 1, callFrame: frame('(root)', ''), children: [2] },
+      { id: 2, callFrame: frame('', 'node:internal/modules/cjs/loader', 1878, 36), children: [3] },
+      { id: 3, callFrame: frame('', 'file:///app/a.js'), children: [], positionTicks: [{ line: 4, ticks: 6 }, { line: 5, ticks: 1 }] },
+    ],
+    startTime: toProfileUs(0),
+    samples: [3, ...Array(40).fill(2), 3, 3, 3, 3, 3, 3],
+    timeDeltas: [10500, ...Array(46).fill(1000)],
+    endTime: toProfileUs(58),
+  };
+  const modules = [{ file: '/app/a.js', windows: [[10, 58]], selfMs: 47 }];
+  const advice = syncWork({ profile, modules }, { readSource: () => source, show: (f) => f.slice('/app/'.length), toProfileUs });
+  assert.deepStrictEqual(advice.map((a) => [a.file, a.line, a.subject]), [['a.js', 4, 'top-level code']]);
+  assert.ok(advice[0].estimatedMs > 35 && advice[0].estimatedMs <= 47, JSON.stringify(advice[0]));
+  const unseen = syncWork({ profile, modules }, { readSource: () => source, show: (f) => f.slice('/app/'.length) });
+  assert.ok(unseen[0].estimatedMs < 10, 'without the modules\' clock, only the samples V8 saw');
+});

@@ -172,7 +172,9 @@ function topLevelWork(entry, ownMs, sitesOf, show, up) {
   for (const [line, n] of ticks) {
     const ms = totalMs * (n / total);
     const samples = Math.round(entry.samples * (n / total));
-    if (ms < MIN_MS || samples < MIN_SAMPLES) continue;
+    // The samples V8 stopped short of (lost-top-frames.js) go to the lines the others were on: a
+    // line seen once is no place to put them.
+    if (ms < MIN_MS || samples < MIN_SAMPLES || n < 2) continue;
     const sites = sitesOf(file);
     const call = sites && sites.topLevelCallOnLine(line);
     if (!call || call.callee === 'require') continue; // no call there (or a require: the loader's)
