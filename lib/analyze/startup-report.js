@@ -269,8 +269,8 @@ function provable(verified, command) {
 
 function lambdaPhases(result) {
   const { handler, initMs, invoke } = result.lambda;
-  // Init alone ends the profile: its last wait is the request for an event on its way.
-  const waitMs = !invoke && result.profile && result.clock ? require('./init-wait.js').initWaitMs(result.profile, result.modules, profileClockOf(result)) : null;
+  // Init's last wait: the request for an event on its way to the Runtime API.
+  const waitMs = result.profile && result.clock ? require('./init-wait.js').initWaitMs(result.profile, result.modules, profileClockOf(result), initMs) : null;
   return {
     handler,
     initMs: round(initMs),

@@ -32,11 +32,13 @@ function memoryLine(memory) {
 function lambdaLine({ handler, initMs, initWaitMs, invoke }, c) {
   const init = `  Lambda ${handler}: init ${c.bold(ms(initMs))}`;
   // A wait that matters: the request for an event on its way through a busy machine.
-  const waited = initWaitMs >= 5 && initWaitMs >= 0.05 * initMs
-    ? `; its last ${ms(initWaitMs)} waiting for the request to arrive, which a busy machine slows` : '';
-  if (!invoke) return `${init} (to the runtime's first request for an event${waited})`;
+  const waited = initWaitMs >= 5 && initWaitMs >= 0.05 * initMs;
+  if (!invoke) {
+    return `${init} (to the runtime's first request for an event${waited ? `; its last ${ms(initWaitMs)} waiting for the request to arrive, which a busy machine slows` : ''})`;
+  }
   const outcome = invoke.ok ? 'answered' : `failed: ${invocationFailure({ invoke })}`;
-  return `${init} + first invocation ${c.bold(ms(invoke.ms))} (${outcome})`;
+  const initWait = waited ? `; init's last ${ms(initWaitMs)} waiting for its request for an event to arrive, which a busy machine slows` : '';
+  return `${init} + first invocation ${c.bold(ms(invoke.ms))} (${outcome}${initWait})`;
 }
 
 function renderProfileSummary(report, opts = {}) {
