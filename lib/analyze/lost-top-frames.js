@@ -20,10 +20,11 @@ const isTopLevel = (frame) => frame.functionName === '' && frame.lineNumber === 
  * @param {object} profile the trimmed V8 CPU profile
  * @param {Array<object>} modules CaptureResult.modules (windows on the readyAt clock, ms)
  * @param {(ms: number) => number} toProfileUs maps a readyAt-clock time to the profile clock
+ * @param {Array<{id: number, t: number}>} [samples] the profile's timedSamples, where the caller has them
  * @returns {(sample: {id: number, t: number}) => ?object} the top-level node a sample stopped short
  *   of, or null when it did not
  */
-function lostTopFrames(profile, modules, toProfileUs) {
+function lostTopFrames(profile, modules, toProfileUs, samples = timedSamples(profile)) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   // Node's frame -> the files whose top level it called, each with that top level's node.
   const calledTopLevels = new Map();
@@ -38,7 +39,7 @@ function lostTopFrames(profile, modules, toProfileUs) {
   }
   if (!calledTopLevels.size || !Array.isArray(modules)) return () => null;
   const segments = segmentsOnProfile(modules, toProfileUs);
-  const running = firstSeenRunning(profile, byId, calledTopLevels);
+  const running = firstSeenRunning(profile, samples, byId, calledTopLevels);
   return (sample) => {
     const called = calledTopLevels.get(sample.id);
     if (!called) return null;
@@ -49,13 +50,13 @@ function lostTopFrames(profile, modules, toProfileUs) {
 }
 
 /** Each top-level node's first sample time with it on the stack (samples come sorted by time). */
-function firstSeenRunning(profile, byId, calledTopLevels) {
+function firstSeenRunning(profile, samples, byId, calledTopLevels) {
   const topLevels = new Set();
   for (const called of calledTopLevels.values()) for (const node of called.values()) topLevels.add(node.id);
   const parentOf = new Map();
   for (const n of profile.nodes) for (const c of n.children || []) parentOf.set(c, n.id);
   const first = new Map();
-  for (const sample of timedSamples(profile)) {
+  for (const sample of samples) {
     for (let id = sample.id; id !== undefined && byId.has(id); id = parentOf.get(id)) {
       if (topLevels.has(id) && !first.has(id)) first.set(id, sample.t);
     }

@@ -48,13 +48,14 @@ function syncWork(result, options = {}) {
   for (const n of profile.nodes) for (const c of n.children || []) parentOf.set(c, n.id);
   const up = (node) => byId.get(parentOf.get(node.id));
   // A module's top-level frame V8's sampler did not see: the sample is the module's all the same.
-  const lostTopLevel = options.toProfileUs ? lostTopFrames(profile, result.modules, options.toProfileUs) : () => null;
+  const samples = timedSamples(profile);
+  const lostTopLevel = options.toProfileUs ? lostTopFrames(profile, result.modules, options.toProfileUs, samples) : () => null;
 
   // The calls: (api, caller frame) -> on-CPU µs, samples, the heaviest stack.
   const calls = new Map();
   // A module's own top-level work: its top-level frame's node -> on-CPU µs, samples.
   const topLevel = new Map();
-  for (const sample of timedSamples(profile)) {
+  for (const sample of samples) {
     const leaf = lostTopLevel(sample) || byId.get(sample.id);
     if (!leaf || !sample.onCpu) continue;
     const found = callerOf(leaf, up);
